@@ -1,0 +1,230 @@
+"""Core: validation errors, rng handling, stream types, the ledger (property tests) and the registry."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st, HealthCheck
+
+from wevent_nb.core import (Ledger, PrivacyBudgetExceeded, REL_TOL, HistogramStream, CategoricalPopulation,
+    CategoricalAggregate, NumericPopulation, PersonalizedPopulation, ScalarStream, ToyUniform, ToyOverspend,
+    check_eps, check_w, check_fraction, check_counts, check_categories, as_rng, spawn_rngs, seed_from_key,
+    list_mechanisms, get_mechanism, register, Mechanism)
+
+
+# ---------------------------------------------------------------- validation
+@pytest.mark.parametrize("bad", [0, -0.5, float("nan"), float("inf"), "1", None, True, [1.0]])
+def test_eps_rejected_with_name_value_and_range(bad):
+    with pytest.raises(ValueError, match=r"eps=.* must be a finite real number > 0"):
+        check_eps(bad)
+
+@pytest.mark.parametrize("bad", [0, -2, 1.5, float("nan"), "3", None, False])
+def test_w_rejected(bad):
+    with pytest.raises(ValueError, match=r"w=.* must be an integer >= 1"):
+        check_w(bad)
+
+def test_w_accepts_integral_values():
+    assert check_w(np.int32(5)) == 5 and check_w(5.0) == 5
+
+def test_fraction_open_interval():
+    assert check_fraction(0.25, "theta") == 0.25
+    for bad in (0, 1, -0.1, 1.1, float("nan")):
+        with pytest.raises(ValueError, match="theta"):
+            check_fraction(bad, "theta")
+
+def test_counts_and_categories_errors_name_the_problem():
+    with pytest.raises(ValueError, match=r"counts >= 0, found -1.0 at index \(1, 0\)"):
+        check_counts([[1, 2], [-1, 0]])
+    with pytest.raises(ValueError, match="finite"):
+        check_counts([[1, np.inf]])
+    with pytest.raises(ValueError, match="dimension"):
+        check_counts(np.zeros((2, 2, 2)))
+    with pytest.raises(ValueError, match=r"integers in \[0, 4\).*found 4"):
+        check_categories([[0, 4]], d=4)
+    with pytest.raises(ValueError, match="non-integral"):
+        check_categories([[0.5]], d=4)
+
+def test_stream_types_validate_at_the_door():
+    with pytest.raises(ValueError, match="finite"):
+        HistogramStream(np.array([[np.nan]]))
+    with pytest.raises(ValueError, match=">= 0"):
+        HistogramStream(np.array([[-1.0]]))
+    with pytest.raises(ValueError, match=r"\[0, 2\)"):
+        CategoricalPopulation(np.array([[0, 2]]), d=2)
+    with pytest.raises(ValueError, match="same number of users"):
+        CategoricalAggregate(np.array([[3, 1], [1, 1]]))
+    with pytest.raises(ValueError, match=r"\[0.0, 1.0\]"):
+        NumericPopulation(np.array([[0.2, -0.1]]))
+    with pytest.raises(ValueError, match="shape"):
+        PersonalizedPopulation(np.zeros((3, 4), int), 2, eps=np.ones(2), w=np.ones(3, int))
+    with pytest.raises(ValueError, match="w must be an integer >= 1"):
+        PersonalizedPopulation(np.zeros((2, 4), int), 2, eps=np.ones(2), w=np.array([1, 0]))
+    with pytest.raises(ValueError, match=r"\[0, 10\]"):
+        ScalarStream(np.array([3.0, 11.0]), 0, 10)
+    assert HistogramStream(np.arange(5.0)).counts.shape == (5, 1)
+
+def test_population_counts_and_aggregate():
+    g = np.random.default_rng(1)
+    v = g.integers(0, 5, size=(300, 7))
+    pop = CategoricalPopulation(v, d=5)
+    ref = np.stack([np.bincount(v[:, t], minlength=5) for t in range(7)])
+    np.testing.assert_array_equal(pop.counts, ref)
+    agg = pop.aggregate()
+    assert agg.N == 300 and agg.T == 7 and agg.d == 5
+    np.testing.assert_allclose(agg.frequencies.sum(1), 1.0)
+
+
+# ---------------------------------------------------------------- randomness
+def test_rng_sources():
+    assert as_rng(5).random() == as_rng(5).random()
+    g = np.random.default_rng(0)
+    assert as_rng(g) is g
+    a, b = spawn_rngs(11, 2)
+    assert not np.allclose(a.random(100), b.random(100))
+    a2, _ = spawn_rngs(11, 2)
+    assert a2.random() == spawn_rngs(11, 2)[0].random()
+    for bad in ("x", -1, 1.5, True):
+        with pytest.raises(ValueError, match="rng"):
+            as_rng(bad)
+
+def test_seed_from_key_is_stable_and_distinct():
+    assert seed_from_key("a", 1, 0.5) == seed_from_key("a", 1, 0.5)
+    seeds = {seed_from_key("m", e, r) for e in (0.1, 0.5, 1.0) for r in range(50)}
+    assert len(seeds) == 150
+    assert 0 <= seed_from_key("x") < 2 ** 63
+
+
+# ---------------------------------------------------------------- the ledger
+def _max_windows(dense, w):
+    "Reference: max over all windows of w (None = whole stream) of each row of a dense spend matrix."
+    A, T = dense.shape
+    out = np.zeros(A)
+    for a in range(A):
+        win = T if w is None else int(np.broadcast_to(w, (A,))[a])
+        for end in range(T):
+            out[a] = max(out[a], dense[a, max(0, end - win + 1): end + 1].sum())
+    return out
+
+spend_matrix = st.integers(1, 25).flatmap(lambda T: st.integers(1, 4).flatmap(lambda A: st.lists(
+    st.lists(st.floats(0, 0.6, allow_nan=False), min_size=T, max_size=T), min_size=A, max_size=A)))
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(spend_matrix, st.integers(1, 8), st.booleans())
+def test_ledger_check_equals_brute_force(rows, w, personalized):
+    dense = np.array(rows)
+    A, T = dense.shape
+    ws = (np.arange(A) % w) + 1 if personalized else w
+    eps = np.linspace(0.8, 1.2, A)
+    L = Ledger(T, eps=eps, w=ws, n_accounts=A)
+    for t in range(T):
+        L.spend(t, dense[:, t], np.arange(A))
+    ref = _max_windows(dense, ws)
+    np.testing.assert_allclose(L.max_window_spend(), ref, rtol=1e-12, atol=1e-12)
+    assert L.ok() == bool(np.all(ref <= eps * (1 + REL_TOL)))
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 60), st.integers(1, 20), st.floats(0.01, 10))
+def test_uniform_split_always_passes_and_any_excess_is_caught(T, w, eps):
+    L = Ledger.central(T, eps, w)
+    L.spend_series(np.full(T, eps / w))
+    L.check()
+    over = Ledger.central(T, eps, w)
+    over.spend_series(np.full(T, eps / w * (1 + 1e-6)))
+    if T >= w:  # a full window exists, so the excess is a real overspend
+        with pytest.raises(PrivacyBudgetExceeded):
+            over.check()
+    else:
+        over.check()
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 40), st.integers(1, 10), st.data())
+def test_population_division_reports_at_most_once_per_window(T, w, data):
+    N = 6
+    L = Ledger.users(T, N, eps=1.0, w=w)
+    last = {}
+    legal = True
+    for t in range(T):
+        reporters = data.draw(st.lists(st.integers(0, N - 1), unique=True, max_size=N))
+        for u in reporters:
+            if u in last and t - last[u] < w:
+                legal = False
+            last[u] = t
+        L.spend(t, 1.0, reporters)
+    assert L.ok() == legal
+
+def test_exception_names_account_window_and_overspend():
+    L = Ledger.users(T=30, N=5, eps=1.0, w=10)
+    L.spend(3, 0.7, [4]); L.spend(9, 0.5, [4])
+    with pytest.raises(PrivacyBudgetExceeded) as e:
+        L.check()
+    assert e.value.account == "user 4" and e.value.window == (0, 9)
+    assert e.value.overspend == pytest.approx(0.2)
+    assert "user 4" in str(e.value) and "window t=0..9" in str(e.value)
+
+def test_event_level_ledger_sums_every_spend_of_an_event():
+    E = Ledger.events(T=10, eps=1.0)
+    E.spend(0, 0.5, [0]); E.spend(9, 0.5, [0]); E.check()
+    E.spend(5, 0.01, [0])
+    with pytest.raises(PrivacyBudgetExceeded, match="event 0"):
+        E.check()
+
+def test_ledger_rejects_bad_spends():
+    L = Ledger.central(5, 1.0, 2)
+    with pytest.raises(ValueError, match="outside"):
+        L.spend(5, 0.1)
+    with pytest.raises(ValueError, match="amount"):
+        L.spend(0, -0.1)
+    with pytest.raises(ValueError, match="amount"):
+        L.spend(0, float("nan"))
+    with pytest.raises(ValueError, match="accounts"):
+        L.spend(0, 0.1, [3])
+
+def test_window_use_matches_definition():
+    g = np.random.default_rng(3)
+    L = Ledger.users(T=40, N=3, eps=[1.0, 2.0, 0.5], w=[3, 5, 7])
+    dense = g.uniform(0, 0.2, size=(3, 40)) * (g.random((3, 40)) < 0.5)
+    for t in range(40):
+        L.spend(t, dense[:, t], [0, 1, 2])
+    ref = np.zeros(40)
+    for a, (e, w) in enumerate(zip([1.0, 2.0, 0.5], [3, 5, 7])):
+        for t in range(40):
+            ref[t] = max(ref[t], dense[a, max(0, t - w + 1): t + 1].sum() / e)
+    np.testing.assert_allclose(L.window_use(), ref, atol=1e-12)
+
+
+# ---------------------------------------------------------------- mechanisms and registry
+def test_toy_mechanism_passes_and_overspending_variant_is_caught():
+    s = HistogramStream(np.tile([[10.0, 3.0]], (50, 1)))
+    r = ToyUniform(1.0, 5).run(s, rng=0).check()
+    assert r.estimates.shape == (50, 2) and r.published.all()
+    with pytest.raises(PrivacyBudgetExceeded, match="stream"):
+        ToyOverspend(1.0, 5).run(s, rng=0).check()
+    np.testing.assert_array_equal(ToyUniform(1.0, 5).run(s, rng=4).estimates, ToyUniform(1.0, 5).run(s, rng=4).estimates)
+
+def test_toy_error_matches_laplace_scale():
+    s = HistogramStream(np.zeros((2000, 5)))
+    r = ToyUniform(2.0, 4).run(s, rng=1)
+    b = 4 / 2.0
+    mae = np.abs(r.estimates).mean()   # E|Lap(b)| = b, sd(|Lap(b)|) = b
+    assert abs(mae - b) < 5 * b / np.sqrt(r.estimates.size)
+
+def test_registry():
+    infos = list_mechanisms()
+    assert all(i.name and i.paper and i.stream_kind for i in infos)
+    with pytest.raises(KeyError, match="no mechanism named"):
+        get_mechanism("does-not-exist")
+
+    @register
+    class _Tmp(Mechanism):
+        name, paper, stream_kind, summary = "TmpTestMech", "test", "histogram", "temporary"
+    try:
+        assert isinstance(get_mechanism("tmptestmech", eps=1, w=2), _Tmp)
+        assert any(i.name == "TmpTestMech" for i in list_mechanisms(paper="test"))
+        class _Other(Mechanism):
+            name = "TmpTestMech"
+        with pytest.raises(ValueError, match="already registered"):
+            register(_Other)
+    finally:
+        from wevent_nb import core
+        core._REGISTRY.pop("tmptestmech", None)
+
+def test_mechanism_rejects_wrong_stream_kind():
+    with pytest.raises(TypeError, match="HistogramStream"):
+        ToyUniform(1.0, 3).run(CategoricalPopulation(np.zeros((2, 3), int), d=2))
