@@ -6,6 +6,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SCALE ?= quick
 JOBS ?= 2
+# The real data sets: WEVENT_NB_DATA if set, else ../shared/data beside the repository when it exists.
+ifeq ($(origin WEVENT_NB_DATA),undefined)
+ifneq ($(wildcard ../shared/data),)
+export WEVENT_NB_DATA := $(abspath ../shared/data)
+endif
+endif
 
 .PHONY: install test reports docs lab export clean-nbs sync-check bench help
 help:

@@ -1,0 +1,372 @@
+"Tests of wevent_nb.experiments: grids, seeds, executors, the resumable store, figures, claims table, explorer."
+import importlib.util, os, signal, sqlite3, subprocess, sys, textwrap, time
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from pathlib import Path
+
+import matplotlib
+matplotlib.use("Agg")
+import numpy as np
+import pandas as pd
+import pytest
+
+from wevent_nb.core import HistogramStream, PrivacyBudgetExceeded, ToyOverspend, ToyUniform
+from wevent_nb.experiments import (CLAIM_COLS, Cell, Grid, LedgerCheckFailed, ResultStore, claims_table, default_truth,
+                                   explorer, param_columns, plot_vs, records_to_frame, resolve_metric, run_cell, run_grid)
+
+ROOT = Path(__file__).resolve().parents[1]
+COLS = ["dataset", "mechanism", "eps", "w", "rep", "seed", "metric", "value", "ledger_ok", "ledger_error"]
+
+
+def mae(est, true): return float(np.mean(np.abs(est - true)))
+def maxerr(est, true): return float(np.max(np.abs(est - true)))
+
+
+def _streams():
+    r = np.random.default_rng(3)
+    return {"walk": HistogramStream(np.maximum(0, 100 + np.cumsum(r.normal(0, 3, (60, 4)), 0)).round()),
+            "flat": HistogramStream(np.full((60, 4), 50.0))}
+
+
+def _grid(**kw):
+    args = dict(streams=_streams(), mechanisms={"U": (ToyUniform, {}), "O": (ToyOverspend, {})},
+                params={"eps": [0.5, 1.0, 2.0], "w": [5, 10]}, reps=2, metrics=[("MAE", mae), ("MAX", maxerr)])
+    args.update(kw)
+    return Grid(**args)
+
+
+def _run(grid, **kw):
+    return run_grid(grid, progress=False, on_ledger_fail="record", **kw)
+
+
+# ---------------------------------------------------------------- grid and validation
+def test_tidy_columns_and_shape():
+    g = _grid()
+    df = _run(g, executor="serial")
+    assert list(df.columns) == ["dataset", "mechanism", "eps", "w", "rep", "seed", "metric", "value", "seconds", "ledger_ok", "ledger_error"]
+    assert len(df) == len(g) * 2 == 2 * 2 * 6 * 2 * 2
+    assert param_columns(df) == ["eps", "w"]
+    assert df.dtypes["value"] == np.float64 and df.dtypes["seed"] == np.int64 and df.dtypes["ledger_ok"] == bool
+    assert (df.seconds > 0).all()
+    # one seed per cell, the same on each metric row
+    assert df.groupby(["dataset", "mechanism", "eps", "w", "rep"])["seed"].nunique().eq(1).all()
+    assert df["seed"].nunique() == len(g)
+
+
+@pytest.mark.parametrize("kw, msg", [
+    (dict(streams={}), "streams="),
+    (dict(mechanisms={}), "mechanisms="),
+    (dict(params={"eps": []}), "params['eps']"),
+    (dict(params={"eps": 1.0}), "params['eps']"),
+    (dict(params={"seed": [1]}), "clashes"),
+    (dict(reps=0), "reps=0"),
+    (dict(reps=1.5), "reps=1.5"),
+    (dict(metrics=[]), "metrics=[]"),
+    (dict(metrics=[("a", 1)]), "metric=('a', 1)"),
+    (dict(metrics=[("a", mae), ("a", mae)]), "unique"),
+    (dict(mechanisms={"U": (ToyUniform, {"eps": 1.0})}), "fixes ['eps']"),
+    (dict(mechanisms={"U": (ToyUniform, [1])}), "fixed params=[1]"),
+    (dict(mechanisms={"U": 3}), "spec=3"),
+    (dict(truth=3), "truth=3"),
+    (dict(params={"eps": [object()]}), "grid parameters must be"),
+])
+def test_grid_bad_input(kw, msg):
+    with pytest.raises(ValueError, match=None) as e: _grid(**kw)
+    assert msg in str(e.value), str(e.value)
+
+
+def test_run_grid_bad_input():
+    g = _grid()
+    for kw, msg in [(dict(executor="threads"), "executor='threads'"), (dict(on_ledger_fail="ignore"), "on_ledger_fail='ignore'")]:
+        with pytest.raises(ValueError) as e: run_grid(g, progress=False, **kw)
+        assert msg in str(e.value)
+    with pytest.raises(ValueError, match="grid must be a Grid"): run_grid({"a": 1})
+
+
+def test_unknown_metric_name_fails_before_any_work(tmp_path):
+    g = _grid(metrics=["NO_SUCH_METRIC"])
+    with ResultStore(tmp_path / "s.sqlite") as st:
+        with pytest.raises((KeyError, ValueError)): run_grid(g, st, executor="serial", progress=False)
+        assert len(st) == 0
+
+
+def test_metric_by_registry_name():
+    g = _grid(metrics=["MAE", ("mine", mae)], mechanisms={"U": (ToyUniform, {})})
+    df = _run(g, executor="serial")
+    a = df[df.metric == "MAE"].value.to_numpy(); b = df[df.metric == "mine"].value.to_numpy()
+    np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+def test_default_truth_and_custom_truth():
+    s = _streams()["walk"]
+    np.testing.assert_array_equal(default_truth(s), s.counts)
+    g = _grid(mechanisms={"U": (ToyUniform, {})}, truth=lambda st: st.counts + 1000.0)
+    df = _run(g, executor="serial")
+    assert (df[df.metric == "MAE"].value > 900).all()   # the error is measured against the custom truth
+
+
+# ---------------------------------------------------------------- seeds: alone, any order, any process
+def test_cell_alone_equals_cell_in_grid():
+    g = _grid()
+    df = _run(g, executor="serial")
+    for cell in (g.cells()[0], g.cells()[17], g.cells()[-1]):
+        rec = run_cell(cell, g.streams[cell.dataset], g.mechanisms[cell.mechanism][0], [("MAE", mae), ("MAX", maxerr)],
+                       g.streams[cell.dataset].counts)
+        got = df[(df.seed == cell.seed)].set_index("metric")["value"]
+        assert got["MAE"] == rec["values"][0][1] and got["MAX"] == rec["values"][1][1]
+
+
+def test_same_results_in_any_order_and_subset():
+    g = _grid()
+    df = _run(g, executor="serial")
+    rev = Grid(dict(reversed(list(_streams().items()))), {"O": (ToyOverspend, {}), "U": (ToyUniform, {})},
+               {"w": [10, 5], "eps": [2.0, 1.0, 0.5]}, reps=2, metrics=[("MAX", maxerr), ("MAE", mae)])
+    df2 = _run(rev, executor="serial")
+    key = ["dataset", "mechanism", "eps", "w", "rep", "metric"]
+    m = df.merge(df2, on=key, suffixes=("", "_2"))
+    assert len(m) == len(df)
+    assert (m.value == m.value_2).all() and (m.seed == m.seed_2).all()
+    sub = _run(_grid(params={"eps": [1.0], "w": [10]}, streams={"walk": _streams()["walk"]}), executor="serial")
+    m = sub.merge(df, on=key, suffixes=("", "_full"))
+    assert len(m) == len(sub) and (m.value == m.value_full).all()
+
+
+def test_serial_process_pool_and_threads_identical():
+    g = _grid()
+    a = _run(g, executor="serial")
+    b = _run(g)                                   # default: a ProcessPoolExecutor
+    with ProcessPoolExecutor(2) as ex: c = _run(g, executor=ex)
+    with ThreadPoolExecutor(3) as ex: d = _run(g, executor=ex)
+    for other in (b, c, d): pd.testing.assert_frame_equal(a[COLS], other[COLS])
+    # different seeds really give different values (the comparison above can fail)
+    assert a.groupby(["dataset", "mechanism", "eps", "w", "metric"])["value"].nunique().gt(1).all()
+
+
+_PICKLES = []
+
+class CountingStream(HistogramStream):
+    "A stream that counts how often it is pickled (in the parent process)."
+    def __getstate__(self):
+        _PICKLES.append(1)
+        return self.__dict__
+
+
+def test_stream_pickled_once_for_a_process_pool():
+    s = CountingStream(np.full((40, 3), 10.0))
+    g = Grid({"c": s}, {"U": (ToyUniform, {"w": 5})}, {"eps": [0.5, 1.0, 2.0, 4.0]}, reps=3, metrics=[("MAE", mae)])
+    _PICKLES.clear()
+    with ProcessPoolExecutor(2) as ex: df = _run(g, executor=ex)
+    assert len(df) == 12 and len(_PICKLES) == 1
+
+
+def test_unpicklable_grid_gives_clear_error():
+    g = _grid(metrics=[("MAE", lambda e, t: 0.0)])
+    with pytest.raises(ValueError, match="executor='serial'"): run_grid(g, progress=False)
+    assert len(_run(g, executor="serial")) == len(g)    # the serial path takes lambdas
+
+
+# ---------------------------------------------------------------- ledger failures
+def test_ledger_failure_recorded_and_raised(tmp_path):
+    g = _grid()
+    with ResultStore(tmp_path / "s.sqlite") as st:
+        with pytest.raises(LedgerCheckFailed) as e: run_grid(g, st, executor="serial", progress=False)
+        assert isinstance(e.value, PrivacyBudgetExceeded)
+        assert len(st) == len(g)                           # everything was stored before raising
+        f = e.value.frame
+        assert (~f[f.mechanism == "O"].ledger_ok).all() and f[f.mechanism == "U"].ledger_ok.all()
+        assert len(e.value.failures) == len(g) // 2
+        assert f[f.mechanism == "O"].ledger_error.str.contains("window").all()
+        # a re-run computes nothing and raises again
+        with pytest.raises(LedgerCheckFailed) as e2: run_grid(g, st, executor="serial", progress=False)
+        assert e2.value.frame.attrs["computed"] == 0
+    ok = _run(_grid(mechanisms={"U": (ToyUniform, {})}), executor="serial")
+    assert ok.ledger_ok.all()
+
+
+# ---------------------------------------------------------------- store
+def test_store_resume_skips_and_matches(tmp_path):
+    g = _grid()
+    ref = _run(g, executor="serial")
+    calls = []
+    def lazy():
+        calls.append(1); return _streams()["flat"]
+    streams = {"walk": _streams()["walk"], "flat": lazy}
+    with ResultStore(tmp_path / "s.sqlite") as st:
+        half = _run(Grid(streams, g.mechanisms, {"eps": [0.5, 1.0], "w": [5, 10]}, 2, g.metrics), store=st, executor="serial")
+        assert half.attrs == {"computed": 32, "skipped": 0} and len(calls) == 1
+        full = _run(Grid(streams, g.mechanisms, g.params, 2, g.metrics), store=st)
+        assert full.attrs == {"computed": 16, "skipped": 32}
+        pd.testing.assert_frame_equal(full[COLS], ref[COLS])
+        again = _run(Grid({"walk": streams["walk"], "flat": lazy}, g.mechanisms, g.params, 2, g.metrics), store=st)
+        assert again.attrs["computed"] == 0 and len(calls) == 2     # nothing to run: the lazy stream is not loaded
+        pd.testing.assert_frame_equal(again, full)                  # seconds too: read back from the store
+        sf = st.frame()
+        assert len(sf) == len(ref)
+        key = ["dataset", "mechanism", "eps", "w", "rep", "metric"]
+        m = sf.merge(ref, on=key, suffixes=("", "_r"))
+        assert len(m) == len(ref) and (m.value == m.value_r).all()
+    # the store path may be given as a string; the file persists
+    df = _run(g, store=str(tmp_path / "s.sqlite"))
+    assert df.attrs["computed"] == 0
+    with sqlite3.connect(tmp_path / "s.sqlite") as con:
+        assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_store_nan_values_round_trip(tmp_path):
+    g = _grid(mechanisms={"U": (ToyUniform, {})}, metrics=[("nan", nan_metric)], params={"eps": [1.0], "w": [5]}, reps=1)
+    with ResultStore(tmp_path / "s.sqlite") as st:
+        a = _run(g, store=st, executor="serial"); b = _run(g, store=st, executor="serial")
+    assert a.value.isna().all() and b.value.isna().all()
+
+
+def nan_metric(est, true): return float("nan")
+
+
+KILL_SCRIPT = '''
+import sys, time
+import numpy as np
+from wevent_nb.core import HistogramStream, ToyUniform
+from wevent_nb.experiments import Grid, run_grid
+
+def mae(est, true): return float(np.mean(np.abs(est - true)))
+
+def make_grid(log, delay):
+    class Slow(ToyUniform):
+        def run(self, stream, rng=None):
+            with open(log, "a") as f: f.write(f"{rng}\\n")     # rng is the cell's seed
+            time.sleep(delay)
+            return super().run(stream, rng)
+    s = HistogramStream(np.arange(120.0).reshape(40, 3))
+    return Grid({"s": s}, {"slow": (Slow, {"w": 5})}, {"eps": [0.5, 1.0, 2.0]}, reps=4, metrics=[("MAE", mae)])
+
+if __name__ == "__main__":
+    store, log, delay = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    run_grid(make_grid(log, delay), store, executor="serial", progress=False)
+'''
+
+
+def test_sigkill_loses_nothing_and_resume_runs_only_missing(tmp_path):
+    script = tmp_path / "grid_script.py"; script.write_text(KILL_SCRIPT)
+    db, log1 = tmp_path / "killed.sqlite", tmp_path / "log1.txt"
+    proc = subprocess.Popen([sys.executable, str(script), str(db), str(log1), "0.25"])
+    n, t0 = 0, time.time()
+    try:
+        while n < 3:
+            assert proc.poll() is None, "the grid finished before it could be killed"
+            assert time.time() - t0 < 60, "no cell finished within 60 s"
+            time.sleep(0.05)
+            if db.exists():
+                try:
+                    with sqlite3.connect(db, timeout=5) as con: n = con.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
+                except sqlite3.OperationalError: n = 0
+    finally:
+        os.kill(proc.pid, signal.SIGKILL); proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    spec = importlib.util.spec_from_file_location("grid_script", script); mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+    log2, log3 = tmp_path / "log2.txt", tmp_path / "log3.txt"
+    grid = mod.make_grid(str(log2), 0.0)
+    all_seeds = {c.seed for c in grid.cells()}
+    with ResultStore(db) as st:
+        stored = {r["seed"] for r in st.records().values()}
+        assert 3 <= len(stored) < len(all_seeds)
+        started = {int(x) for x in log1.read_text().split()}
+        assert stored <= started                     # everything stored was computed by the killed run
+        resumed = run_grid(grid, st, executor="serial", progress=False)
+        ran = {int(x) for x in log2.read_text().split()}
+        assert ran == all_seeds - stored             # only the missing cells ran
+        assert resumed.attrs == {"computed": len(all_seeds) - len(stored), "skipped": len(stored)}
+        killed_frame = st.frame()
+    with ResultStore(tmp_path / "ref.sqlite") as ref:
+        uninterrupted = run_grid(mod.make_grid(str(log3), 0.0), ref, executor="serial", progress=False)
+        ref_frame = ref.frame()
+    cols = [c for c in ref_frame.columns if c != "seconds"]
+    pd.testing.assert_frame_equal(killed_frame[cols], ref_frame[cols])
+    pd.testing.assert_frame_equal(resumed[cols], uninterrupted[cols])
+
+
+# ---------------------------------------------------------------- figures, claims, explorer
+def _fake_frame(scale_b=1.0):
+    rows = []
+    for ds in ("A", "B"):
+        for mech, k in (("m1", 1.0), ("m2", scale_b)):
+            for eps in (0.5, 1.0, 2.0):
+                for rep, noise in enumerate((-1.0, 0.0, 1.0, 2.0)):
+                    rows.append(dict(dataset=ds, mechanism=mech, eps=eps, w=10, rep=rep, seed=rep, metric="MRE",
+                                     value=k * (10 / eps + noise), seconds=0.0, ledger_ok=True, ledger_error=""))
+    return pd.DataFrame(rows)
+
+
+def test_plot_vs_means_errorbars_and_scale():
+    import matplotlib.pyplot as plt
+    df = _fake_frame()
+    fig = plot_vs(df, x="eps", metric="MRE")
+    assert len(fig.axes) == 2 and [a.get_title() for a in fig.axes] == ["A", "B"]
+    ax = fig.axes[0]
+    assert ax.get_yscale() == "linear"
+    line = ax.lines[0]
+    np.testing.assert_allclose(line.get_xdata(), [0.5, 1.0, 2.0])
+    np.testing.assert_allclose(line.get_ydata(), [20.5, 10.5, 5.5])   # mean over reps of 10/eps + noise
+    # error bar half-length = sd / sqrt(n) of (-1, 0, 1, 2)
+    se = np.std([-1.0, 0.0, 1.0, 2.0], ddof=1) / 2
+    seg = ax.collections[0].get_segments()[0]
+    assert abs((seg[1][1] - seg[0][1]) / 2 - se) < 1e-12
+    plt.close(fig)
+    fig = plot_vs(_fake_frame(scale_b=1000.0), metric="MRE")
+    assert fig.axes[0].get_yscale() == "log"; plt.close(fig)
+    fig = plot_vs(df, metric="MRE", logy=True, panel=None, where={"dataset": "A"})
+    with pytest.raises(ValueError, match="column .dataset. varies"): plot_vs(df, metric="MRE", panel=None)
+    assert len(fig.axes) == 1 and fig.axes[0].get_yscale() == "log"; plt.close(fig)
+    fig, axs = plt.subplots(1, 2)
+    assert plot_vs(df, metric="MRE", ax=axs) is fig; plt.close(fig)
+
+
+def test_plot_vs_bad_input():
+    df = pd.concat([_fake_frame(), _fake_frame().assign(w=20)])
+    with pytest.raises(ValueError, match="'w' varies"): plot_vs(df, metric="MRE")
+    with pytest.raises(ValueError, match="metrics present"): plot_vs(df, metric="MAE")
+    with pytest.raises(ValueError, match="x='delta'"): plot_vs(df, x="delta", metric="MRE")
+    import matplotlib.pyplot as plt
+    fig = plot_vs(df, metric="MRE", where={"w": 20}); plt.close(fig)
+    fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match="ax has 1 axes"): plot_vs(df, metric="MRE", where={"w": 20}, ax=ax)
+    plt.close("all")
+
+
+def test_claims_table():
+    t = claims_table([("c", "p", "m", "confirmed", "y"),
+                      {"claim": "c2", "paper says": "p2", "measured": "m2", "verdict": "refuted", "why": "y2"},
+                      {"claim": "c3", "paper_says": "p3", "measured": "m3", "verdict": "partly", "why": "y3"}])
+    assert list(t.columns) == CLAIM_COLS == ["claim", "paper says", "measured", "verdict", "why"]
+    assert t["paper says"].tolist() == ["p", "p2", "p3"]
+    with pytest.raises(ValueError, match=r"rows\[0\]"): claims_table([("a", "b")])
+    with pytest.raises(ValueError, match=r"rows\[1\] is missing \['why'\]"): claims_table([tuple("abcde"), {"claim": 1, "paper says": 2, "measured": 3, "verdict": 4}])
+
+
+def test_explorer_headless():
+    s = _streams()["walk"]
+    ex = explorer([ToyUniform, ToyOverspend], s, eps=1.0, w=10)
+    import ipywidgets
+    assert isinstance(ex, ipywidgets.VBox)
+    r0 = ex.last_release
+    assert r0.params == {"eps": 1.0, "w": 10} and "passes" in ex.status.value
+    ex.eps_slider.value = 2.0
+    assert ex.last_release is not r0 and ex.last_release.params["eps"] == 2.0
+    ex.w_slider.value = 4
+    assert ex.last_release.params["w"] == 4
+    np.testing.assert_allclose(ex.last_release.ledger.window_use(), np.r_[np.arange(1, 4) / 4, np.ones(57)])
+    ex.method.value = "ToyOverspend"
+    assert type(ex.last_release).__name__ == "Release" and ex.last_release.mechanism == "ToyOverspend"
+    assert "fails" in ex.status.value and not ex.last_release.ledger.ok()
+    ex.bin_slider.value = 3
+    np.testing.assert_array_equal(ex.fig.axes[0].lines[0].get_ydata(), s.counts[:, 3])   # truth of the chosen bin
+    # same seed, same release
+    a = ex.last_release.estimates.copy(); ex.method.value = "ToyUniform"; ex.method.value = "ToyOverspend"
+    np.testing.assert_array_equal(ex.last_release.estimates, a)
+    with pytest.raises(ValueError, match="mechanisms=\\[\\]"): explorer([], s)
+
+
+def test_progress_bar(capsys):
+    g = _grid(mechanisms={"U": (ToyUniform, {})}, params={"eps": [1.0], "w": [5]}, reps=3)
+    df = run_grid(g, executor="serial", progress=True)
+    assert len(df) == 12 and "cells: " in capsys.readouterr().err
+    run_grid(g, executor="serial", progress=False)
+    assert "cells" not in capsys.readouterr().err
