@@ -1,0 +1,123 @@
+"""SPAS (paper 001): Theorem 1, the variance estimator, the weighted SVT and Algorithm 2's accounting (spec section 8)."""
+import math
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from wevent_nb.core import HistogramStream, PrivacyBudgetExceeded
+from wevent_nb.spas import SPAS, error_model, optimal_c, sampling_count, window_variance, weighted_svt
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.floats(0.05, 1.0), st.floats(0, 1e6), st.floats(0.01, 5), st.integers(1, 500))
+def test_closed_form_minimises_error_model(theta, V, eps_p, w):
+    c = optimal_c(V, eps_p, w, theta)
+    grid = np.linspace(1e-9, 2 * max(w, c), 100_001)
+    best = grid[np.argmin(error_model(grid, theta, V, eps_p, w))]
+    assert abs(best - c) <= 1e-4 * max(c, 1) + grid[1]
+
+def test_theorem1_vectors():
+    assert optimal_c(2222.2, 0.75, 120) == pytest.approx(10.206, abs=1e-3)
+    assert sampling_count(2222.2, 0.75, 120) == 10
+    assert optimal_c(10, 1.0, 10, 0.5) == pytest.approx(0.912871, abs=1e-6)
+    assert optimal_c(10, 1.0, 10, 1 / 3) == pytest.approx(0.233626, abs=1e-6)
+    assert sampling_count(0.0, 0.75, 120) == 1
+    assert sampling_count(1e12, 0.75, 120) == 120 and sampling_count(1e12, 0.75, 120, c_max=None) > 120
+
+def test_c_monotone_in_V_and_eps():
+    Vs = np.linspace(0, 1e5, 200)
+    cs = [sampling_count(V, 0.75, 500) for V in Vs]
+    assert all(a <= b for a, b in zip(cs, cs[1:]))
+    cs = [sampling_count(5e4, e, 500) for e in np.linspace(0.01, 5, 200)]
+    assert all(a <= b for a, b in zip(cs, cs[1:]))
+
+def test_variance_estimator_vectors():
+    D = np.diff([100.0, 110, 90, 130])
+    assert window_variance(D ** 2, np.abs(D)) == pytest.approx(155.5556, abs=1e-3)
+    D2 = np.diff(np.array([[10.0, 20], [14, 18], [8, 30]]), axis=0)
+    assert window_variance((D2 ** 2).mean(1), np.abs(D2).mean(1)) == pytest.approx(14.0)
+    assert window_variance([], []) == 0.0
+
+def test_weighted_svt_never_exceeds_weight_one():
+    g = np.random.default_rng(0)
+    for _ in range(200):
+        n = int(g.integers(1, 30))
+        C = g.integers(1, 6, n).astype(float)
+        out = weighted_svt(g.uniform(0, 100, n), C, 1.0, 1.0, rng=g)
+        tops = [c for o, c in zip(out, C) if o is True]
+        assert sum(1 / c for c in tops) <= 1 + 1e-12
+    out = weighted_svt(np.full(10, 1e6), np.full(10, 3.0), 0.0, 1.0, rng=1)   # constant C: at most C tops
+    assert sum(o is True for o in out) == 3 and out[-1] is None
+
+@pytest.mark.parametrize("eps", [0.1, 1.0, 5.0])
+@pytest.mark.parametrize("w,m", [(1, 20), (2, 3), (5, 3), (20, 3), (45, 20), (120, 20)])
+@pytest.mark.parametrize("d", [1, 5])
+def test_ledger_and_internal_budgets_every_window(eps, w, m, d):
+    g = np.random.default_rng(hash((eps, w, m, d)) % 2 ** 32)
+    H = HistogramStream(g.integers(0, 300, size=(400, d)).astype(float))
+    for opts in ({}, dict(direct_release=False), dict(var_estimator="decay"), dict(svt="strict")):
+        r = SPAS(eps, w, m=m, **opts).run(H, rng=int(g.integers(1 << 30))).check()
+        sp, s2 = r.info["spent_p"], r.info["spent_s2"]
+        win = lambda x: np.convolve(x, np.ones(w))[: len(x)]
+        assert win(sp).max() <= 0.75 * eps * (1 + 1e-9) and win(s2).max() <= eps / 8 * (1 + 1e-9)
+        k = r.info["kind"]
+        cp = np.flatnonzero(k == "copy"); cp = cp[cp > 0]
+        np.testing.assert_array_equal(r.estimates[cp], r.estimates[cp - 1])
+        assert np.all(sp[k != "copy"] > 0)
+        if not opts:
+            warm = np.flatnonzero(k[:w] == "warmup")
+            np.testing.assert_array_equal(warm, np.arange(0, w, m))
+
+def test_svt_weight_per_window_without_direct_releases():
+    g = np.random.default_rng(5)
+    H = HistogramStream(g.integers(1, 201, size=(1500, 1)).astype(float))
+    r = SPAS(1.0, 60, direct_release=False).run(H, rng=2).check()
+    wts = np.where(r.info["kind"] == "svt", 1 / r.info["C_used"], 0.0)
+    assert np.convolve(wts, np.ones(60))[:1500].max() <= 1 + 1e-12
+
+def test_paper_warmup_budget_is_caught_when_w_exceeds_8m():
+    H = HistogramStream(np.random.default_rng(0).integers(0, 200, size=(600, 1)).astype(float))
+    with pytest.raises(PrivacyBudgetExceeded, match="stream"):
+        SPAS(1.0, 200, m=20, warmup_budget="eps").run(H, rng=0).check()
+    SPAS(1.0, 160, m=20, warmup_budget="eps").run(H, rng=0).check()   # w <= 8m: within budget
+
+def test_overspending_variant_is_caught():
+    class Greedy(SPAS):   # forgets the threshold noise's standing charge and releases with the full eps_p every step
+        def run(self, stream, rng=None):
+            r = super().run(stream, rng)
+            r.ledger.spend_series(np.full(stream.T, self.eps_p / 2))
+            return r
+    H = HistogramStream(np.full((300, 1), 50.0))
+    with pytest.raises(PrivacyBudgetExceeded):
+        Greedy(1.0, 20).run(H, rng=0).check()
+
+def test_behaviour_constant_and_uniform_streams():
+    r = SPAS(1.0, 120).run(HistogramStream(np.full((3000, 1), 1000.0)), rng=3)
+    assert np.mean(r.info["C_used"][360:] == 1) > 0.95
+    u = HistogramStream(np.random.default_rng(4).integers(1, 201, size=(3000, 1)).astype(float))
+    assert 5 <= np.median(SPAS(1.0, 120).run(u, rng=4).info["C_used"][120:]) <= 12
+
+def test_edge_cases_and_reproducibility():
+    H = HistogramStream(np.random.default_rng(1).integers(0, 50, size=(100, 3)).astype(float))
+    r = SPAS(1.0, 1).run(H, rng=0).check()
+    assert np.all(r.info["kind"][1:] == "direct")
+    r = SPAS(1.0, 100).run(H, rng=0).check()
+    assert set(r.info["kind"]) <= {"warmup", "copy"}
+    a, b, c = (SPAS(1.0, 10).run(H, rng=s).estimates for s in (7, 7, 8))
+    np.testing.assert_array_equal(a, b); assert not np.array_equal(a, c)
+
+def test_bad_input():
+    H = HistogramStream(np.ones((50, 2)))
+    with pytest.raises(ValueError, match="w=51 is larger than the stream"):
+        SPAS(1.0, 51).run(H)
+    for kw, pat in [(dict(eps=0), "eps"), (dict(w=0), "w must be"), (dict(ratio_s=1.0), "ratio_s"), (dict(ratio_s=0), "ratio_s"),
+                    (dict(m=0), "m="), (dict(var_estimator="x"), "var_estimator"), (dict(svt="x"), "svt"), (dict(c_max=0), "c_max")]:
+        args = dict(eps=1.0, w=5); args.update(kw)
+        with pytest.raises(ValueError, match=pat):
+            SPAS(**args)
+    with pytest.raises(ValueError, match="counts >= 0"):
+        SPAS(1.0, 5).run(HistogramStream(np.array([[1.0], [-2.0]])))
+    with pytest.raises(ValueError, match="finite"):
+        HistogramStream(np.array([[1.0], [np.nan]]))
+    with pytest.raises(TypeError, match="HistogramStream"):
+        SPAS(1.0, 5).run(np.ones((10, 1)))
