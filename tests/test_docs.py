@@ -1,0 +1,181 @@
+"""The docs site (tools/build_docs.py, the offline build behind `make docs`).
+
+One build of the committed notebooks without re-running them (--no-exec), checked for maths served by a local
+MathJax, show_doc API entries, the sidebar and the absence of any CDN, and for notebooks nbdev cannot document; one build of a tiny fixture project that
+IS executed, checked for a plot on its page and for leaving the fixture's notebooks untouched. Both force the
+offline build (--offline), so the checks hold where Quarto is installed too. MathJax comes from the cache in
+~/.cache/wevent_nb (the first build fetches it from npm or PyPI); the tests skip only when it is not cached
+and no registry can provide it.
+"""
+import hashlib
+import importlib.util
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT = ROOT / "tools" / "build_docs.py"
+# Equation (1) of 00_core: the w-event condition, sum over every window of w timestamps of eps_tau <= eps
+WINDOW_INEQ = re.compile(r'<span class="math display">\\\[[^<]*\\sum_\{\\tau=t-w\+1\}\^\{t\}\s*\\varepsilon_\\tau[^<]*\\le[^<]*\\\]</span>')
+REMOTE_LOAD = re.compile(r'<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)="(?:https?:)?//[^"]*"', re.I)
+
+
+def _tool():
+    spec = importlib.util.spec_from_file_location("build_docs", SCRIPT)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def tool():
+    mod = _tool()
+    try:
+        mod.mathjax_dir()  # cached after the first build; else fetched from npm or PyPI
+    except mod.MathJaxUnavailable as e:
+        pytest.skip(f"MathJax is not cached and no package registry is reachable to fetch it: {e}")
+    return mod
+
+
+def _build(project: Path, out: Path, *flags: str) -> str:
+    r = subprocess.run([sys.executable, str(SCRIPT), "--offline", "--project", str(project), "--out", str(out), *flags],
+                       capture_output=True, text=True, timeout=240)
+    assert r.returncode == 0, f"build_docs.py failed:\n{r.stdout}\n{r.stderr}"
+    return r.stdout
+
+
+def _notebooks(nbs: Path) -> list[Path]:
+    return sorted(p for p in nbs.glob("*.ipynb") if not p.name.startswith(("_", ".")))
+
+
+@pytest.fixture(scope="module")
+def built(tool, tmp_path_factory):
+    "The site of the committed notebooks, not re-executed (--keep-going: one broken notebook fails one test, below)."
+    out = tmp_path_factory.mktemp("site") / "_docs"
+    return out, _build(ROOT, out, "--no-exec", "--keep-going")
+
+
+@pytest.fixture(scope="module")
+def site(built):
+    return built[0]
+
+
+def test_every_notebook_can_be_documented(built):
+    "nbdev's doc processing (show_doc, and every cell with an import) works on every notebook, as nbdev-docs needs."
+    problems = [line for line in built[1].splitlines() if line.startswith("[docs] WARNING")]
+    assert not problems, "\n".join(problems)
+
+
+def _page_name(nb: Path) -> str:
+    from nbdev.config import nbpath2html
+    return nbpath2html(nb).name
+
+
+def test_core_page_has_its_equations_and_local_mathjax(site):
+    core = (site / "core.html").read_text(encoding="utf-8")
+    assert WINDOW_INEQ.search(core), "equation (1), the w-event window inequality, is not in a display-math span"
+    assert re.search(r'<span class="math inline">\\\(\\varepsilon\\\)</span>', core)
+    scripts = re.findall(r'<script\b[^>]*\bsrc="([^"]*)"', core)
+    assert "mathjax/tex-chtml.js" in scripts
+    assert not [s for s in scripts if "cdn" in s.lower() or "//" in s], scripts
+    assert "katex" not in core.lower()
+    assert "inlineMath: [['\\\\(', '\\\\)']]" in core and "displayMath: [['\\\\[', '\\\\]']]" in core
+    mj = site / "mathjax"
+    assert (mj / "tex-chtml.js").stat().st_size > 500_000
+    assert list((mj / "output" / "chtml" / "fonts" / "woff-v2").glob("*.woff")), "MathJax's CHTML fonts are missing"
+    assert (mj / "input" / "tex" / "extensions" / "ams.js").is_file()
+
+
+def test_core_page_documents_the_api(site):
+    core = (site / "core.html").read_text(encoding="utf-8")
+    for name in ("Ledger", "check_eps", "Release", "PrivacyBudgetExceeded"):
+        assert re.search(rf'<h[2-4] id="{name.lower()}"[^>]*>{name}\b', core), f"no show_doc entry for {name}"
+    assert "Validate a privacy budget" in core  # check_eps's docstring
+    # nbdev links names to the hosted docs; the offline site links to its own pages
+    assert 'href="core.html#ledger"' in core
+    assert not re.search(r'href="https://wevent-nb\.github\.io/wevent_nb/[^"]*\.html', core)
+
+
+def test_sidebar_lists_every_page_in_order(site):
+    pages = [_page_name(nb) for nb in _notebooks(ROOT / "nbs")]
+    pages = sorted(pages, key=lambda p: (p != "index.html",))  # nbdev puts the index first, then file order
+    assert "core.html" in pages
+    core = (site / "core.html").read_text(encoding="utf-8")
+    bar = re.search(r'<nav id="quarto-sidebar".*?</nav>', core, re.S).group(0)
+    links = re.findall(r'<a href="([^"#]+)" class="sidebar-item-text sidebar-link', bar)
+    assert links == pages
+    for p in pages:
+        assert (site / p).is_file(), p
+    assert (site / "index.html").is_file() and (site / "search.json").is_file()
+    assert "Ledger" in (site / "search.json").read_text(encoding="utf-8")
+
+
+def test_no_page_uses_a_cdn(site):
+    pages = sorted(site.glob("*.html"))
+    assert len(pages) >= 2
+    for page in pages:
+        text = re.sub(r'"data:[^"]*"', '""', page.read_text(encoding="utf-8"))  # base64 plots may spell "cdn"
+        assert "cdn" not in text.lower(), f"{page.name} mentions a CDN"
+        assert not REMOTE_LOAD.findall(text), f"{page.name} loads {REMOTE_LOAD.findall(text)}"
+
+
+def test_nbdev_yml_is_what_nbdev_generates():
+    "nbdev-docs rewrites nbs/nbdev.yml from pyproject.toml: the committed one must already be that, or docs dirty the tree."
+    from nbdev.config import get_config
+    from nbdev.quarto import _nbdev_yml
+    cfg = get_config(ROOT / "nbs")
+    vals = {k: cfg[k] for k in ["title", "description", "branch", "git_url", "doc_host", "doc_baseurl"]}
+    vals["doc_path"] = cfg.doc_path.name
+    assert (ROOT / "nbs" / "nbdev.yml").read_text() == _nbdev_yml.format(**vals)
+
+
+def _fixture_project(root: Path) -> Path:
+    "A one-notebook project with the real config: a page with maths and a matplotlib plot, saved WITHOUT outputs."
+    (root / "nbs").mkdir(parents=True)
+    shutil.copy2(ROOT / "pyproject.toml", root / "pyproject.toml")
+    for f in ("_quarto.yml", "nbdev.yml", "styles.css"):
+        shutil.copy2(ROOT / "nbs" / f, root / "nbs" / f)
+    shutil.copytree(ROOT / "wevent_nb", root / "wevent_nb", ignore=shutil.ignore_patterns("__pycache__"))
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# Plot fixture\n\n> A page with a plot."),
+        nbformat.v4.new_markdown_cell("Pythagoras: $$a^2+b^2=c^2$$"),
+        nbformat.v4.new_code_cell("import matplotlib.pyplot as plt"),
+        nbformat.v4.new_code_cell("fig, ax = plt.subplots(figsize=(3, 2))\nax.plot([0, 1, 2], [0, 1, 4])\nplt.show()"),
+    ]
+    for c in nb.cells:
+        c.id = f"c{nb.cells.index(c)}"
+    nbformat.write(nb, root / "nbs" / "01_plotfix.ipynb")
+    return root
+
+
+def _snapshot(folder: Path) -> dict:
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_executed_build_shows_a_plot_and_leaves_the_notebooks_alone(tool, tmp_path):
+    project = _fixture_project(tmp_path / "proj")
+    before = _snapshot(project)
+    out = tmp_path / "site"
+    log = _build(project, out, "--workers", "1")
+    assert "nbdev-test --save" in log
+    page = (out / "plotfix.html").read_text(encoding="utf-8")
+    assert re.search(r'<img src="data:image/png;base64,[A-Za-z0-9+/=]{200,}"', page), "the executed plot is not on the page"
+    assert '<span class="math display">\\[a^2+b^2=c^2\\]</span>' in page
+    assert 'src="mathjax/tex-chtml.js"' in page
+    assert _snapshot(project) == before, "the build changed the project it documents"
+
+
+def test_refuses_to_empty_a_folder_that_is_not_a_site(tool, tmp_path):
+    out = tmp_path / "precious"
+    out.mkdir()
+    (out / "notes.txt").write_text("keep me")
+    r = subprocess.run([sys.executable, str(SCRIPT), "--offline", "--no-exec", "--project", str(_fixture_project(tmp_path / "p")),
+                        "--out", str(out)], capture_output=True, text=True, timeout=240)
+    assert r.returncode != 0 and "is not a built site" in r.stderr
+    assert (out / "notes.txt").read_text() == "keep me"

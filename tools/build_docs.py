@@ -1,0 +1,458 @@
+"""Build the documentation site into `_docs/` (`make docs`).
+
+    .venv/bin/python tools/build_docs.py [--no-exec] [--out DIR] [--workers N] [--project DIR] [--offline]
+                                         [--keep-going] [--keep-tmp]
+
+Where `quarto` is on PATH this runs `nbdev-docs` (from the venv) and stops: that is nbdev's own build
+(it writes nbs/sidebar.yml and _docs/ in the work tree, as nbdev always does). --offline skips that.
+
+Where it is not (Quarto cannot be installed here, see /work/shared/TOOLCHAIN.md), it builds the same site
+offline, reading the same `nbs/_quarto.yml`, `nbs/nbdev.yml` and nbdev's generated `sidebar.yml`:
+
+1. Everything happens in a TEMPORARY COPY of the project (pyproject.toml, nbs/, the package folder).
+   Design choice: `nbdev-test --save` writes outputs into the notebooks, and nbdev's doc steps write
+   `nbs/nbdev.yml`, `nbs/sidebar.yml`, `_proc/` and `<lib>/_modidx.py`. Doing all of that in a copy means
+   `make docs` never changes the work tree: the committed notebooks stay exactly as committed (clean, with
+   whatever outputs their authors saved), and `make sync-check` passes after `make docs`. The cost is a copy
+   of a few MB per build.
+2. Unless --no-exec: `nbdev-test --save --n-workers N` then `nbdev-clean` in the copy, so the pages show
+   the outputs and plots of a fresh run (`#| slow` cells are skipped, as in `make test`). With --no-exec the
+   pages show the outputs saved in the committed notebooks. Either way nbdev's doc processing runs the
+   `show_doc` cells, so the API entries are always there. A failing notebook fails the build, as it fails
+   `nbdev-docs`; --keep-going builds around it instead (and says which notebooks it worked around).
+3. `nbdev-proc-nbs --file-re '\\.(?:ipynb|qmd|html)$'` in the copy (that flag works around an nbdev 3.3.26 bug
+   that lists nbdev.yml, sidebar.yml and styles.css as pages). It is run in-process with nbdev's
+   "install Quarto for me" step disabled, which would otherwise try `sudo` and download Quarto.
+4. Pages are renamed as Quarto names them: nbdev writes `output-file: core.html` into each page's front
+   matter, which smalldocs ignores, so `00_core.ipynb` becomes `core.ipynb` in a copy of `_proc/`, and the
+   sidebar and links that name `00_core.ipynb`/`00_core.html` are rewritten.
+5. smalldocs (pure Python, no network) renders that copy: theme, navbar, sidebar, page TOC, search, plots,
+   tables and show_doc output.
+6. Maths: smalldocs writes `\\(..\\)` and `\\[..\\]` for KaTeX from a CDN. The pages are rewritten to load
+   MathJax 3 (`mathjax/tex-chtml.js`, served with the site) instead, with those delimiters. MathJax comes
+   from a package registry at build time: `npm pack mathjax@3.2.2`, else the MathJax bundle inside the
+   `sphinx-mathjax-offline` wheel (`pip download --no-deps`). It is cached in ~/.cache/wevent_nb/mathjax
+   (or $WEVENT_NB_CACHE/mathjax), so only the first build needs a registry. The build fails if any page
+   still loads a script or stylesheet from another host.
+7. Links nbdev writes to the hosted docs (`https://<doc_host>/<baseurl>/core.html#ledger`) are made relative
+   when the page is in this site, so the offline site links to itself.
+
+The result goes to --out (default `_docs` in the project), replacing a previous build there (the script
+refuses to empty a folder that is not a built site). Serve it with `python -m http.server -d _docs`
+(search and fonts need http://).
+"""
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import os
+import posixpath
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent  # the venv's bin (sys.executable is not resolved: it is .venv/bin/python)
+PAGE_RE = r"\.(?:ipynb|qmd|html)$"  # nbdev 3.3.26 lists non-pages without this
+MATHJAX_VERSION = "3.2.2"
+MATHJAX_WHEEL = "sphinx-mathjax-offline==0.0.2"  # its static/mathjax is MathJax 3.2.2's es5 folder
+# The parts of MathJax's es5 folder the site serves: the tex-chtml bundle and what it loads on demand
+# (TeX extensions, CHTML fonts, the menu, accessibility). The other bundles are left out.
+MATHJAX_SKIP = re.compile(r"^(?:tex-svg.*|tex-mml.*|mml-.*|tex-chtml-full.*|node-main)\.js$")
+# What smalldocs puts in the head of a page with maths: KaTeX from jsDelivr
+KATEX_TAG = re.compile(r'<link[^>]*href="https://cdn\.jsdelivr\.net/npm/katex@[^"]*"[^>]*>|'
+                       r'<script[^>]*src="https://cdn\.jsdelivr\.net/npm/katex@[^"]*"[^>]*>\s*</script>')
+# Any script, stylesheet, image or frame loaded from another host
+REMOTE = re.compile(r'<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)="(?:https?:)?//[^"]*"[^>]*>', re.I)
+# smalldocs warnings that only say a Quarto-only option is not used offline
+QUIET_WARNINGS = re.compile(r"format commonmark is not built|keep-md is ignored|html-math-method is ignored|"
+                            r"unknown key format-links|output-file is not read")
+
+
+class MathJaxUnavailable(RuntimeError):
+    "MathJax is not in the cache and no package registry could provide it."
+
+
+def say(msg: str) -> None:
+    print(f"[docs] {msg}", flush=True)
+
+
+def run(cmd: list[str], cwd: Path, env: dict | None = None, what: str = "", keep_going: bool = False) -> subprocess.CompletedProcess:
+    "Run a command; on failure stop with its output (or, keep_going, return it)."
+    t0 = time.perf_counter()
+    r = subprocess.run([str(c) for c in cmd], cwd=cwd, env=env, capture_output=True, text=True)
+    if r.returncode and not keep_going:
+        sys.stdout.write(r.stdout)
+        err = r.stderr
+        at = err.rfind("Exception: Error in notebook")  # nbdev's doc processing: keep its message, not the traceback
+        sys.stderr.write(err[at:] if at >= 0 else err)
+        hint = ""
+        if at >= 0:
+            hint = ("\n[docs] nbdev's doc processing runs every exported cell, every show_doc cell and EVERY cell that "
+                    "contains an import; a test cell that imports something and uses names from cells that are not run "
+                    "fails here (nbdev-docs with Quarto fails the same way). Move such imports into their own cell or "
+                    "into the notebook's imports cell.")
+        sys.exit(f"[docs] {what or cmd[0]} failed (exit {r.returncode}); the work tree is unchanged{hint}"
+                 + ("" if keep_going else "\n[docs] --keep-going builds the site anyway, around the failing notebooks"))
+    say(f"{what or Path(str(cmd[0])).name}: {time.perf_counter() - t0:.1f} s")
+    return r
+
+
+# ---------------------------------------------------------------- MathJax
+
+def cache_home() -> Path:
+    return Path(os.environ.get("WEVENT_NB_CACHE") or Path.home() / ".cache" / "wevent_nb")
+
+
+def mathjax_dir(fetch: bool = True) -> Path:
+    "The cached MathJax es5 folder (with tex-chtml.js), fetched from npm or PyPI on first use."
+    dest = cache_home() / "mathjax" / MATHJAX_VERSION
+    if (dest / "tex-chtml.js").is_file():
+        return dest
+    if not fetch:
+        raise MathJaxUnavailable(f"MathJax is not cached in {dest}")
+    errors = []
+    with tempfile.TemporaryDirectory(prefix="wevent_nb_mathjax_") as tmp:
+        tmp = Path(tmp)
+        stage = tmp / "es5"
+        for name, fetcher in (("npm", _from_npm), ("pip", _from_wheel)):
+            try:
+                fetcher(tmp, stage)
+                break
+            except Exception as e:  # any failure: try the other registry, then report both
+                errors.append(f"{name}: {str(e).strip()[-400:]}")
+                shutil.rmtree(stage, ignore_errors=True)
+        else:
+            raise MathJaxUnavailable(
+                "could not get MathJax " + MATHJAX_VERSION + " for the offline docs: neither `npm pack mathjax@"
+                + MATHJAX_VERSION + "` nor `pip download --no-deps " + MATHJAX_WHEEL + "` worked. Connect to a "
+                "package registry once (the files are then cached in " + str(dest) + ").\n  " + "\n  ".join(errors))
+        if not (stage / "tex-chtml.js").is_file():
+            raise MathJaxUnavailable(f"the MathJax package has no tex-chtml.js: {sorted(p.name for p in stage.iterdir())}")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(dest, ignore_errors=True)
+        shutil.move(str(stage), str(dest))
+    say(f"MathJax {MATHJAX_VERSION} cached in {dest}")
+    return dest
+
+
+def _safe_members(names: list[str], prefix: str) -> list[str]:
+    return [n for n in names if n.startswith(prefix) and ".." not in n.split("/") and not n.startswith("/")]
+
+
+def _from_npm(tmp: Path, stage: Path) -> None:
+    npm = shutil.which("npm")
+    if not npm:
+        raise RuntimeError("npm is not installed")
+    r = subprocess.run([npm, "pack", f"mathjax@{MATHJAX_VERSION}", "--silent"], cwd=tmp, capture_output=True, text=True, timeout=300)
+    tgz = tmp / f"mathjax-{MATHJAX_VERSION}.tgz"
+    if r.returncode or not tgz.is_file():
+        raise RuntimeError(r.stderr or r.stdout or "npm pack made no tarball")
+    with tarfile.open(tgz) as tf:
+        members = [m for m in tf.getmembers() if m.name in _safe_members([m.name], "package/") and (m.isfile() or m.isdir())]
+        tf.extractall(tmp / "npm", members=members)
+    shutil.move(str(tmp / "npm" / "package" / "es5"), str(stage))
+    shutil.copy(tmp / "npm" / "package" / "LICENSE", stage / "LICENSE")
+
+
+def _from_wheel(tmp: Path, stage: Path) -> None:
+    r = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "-q",
+                        "-d", str(tmp / "whl"), MATHJAX_WHEEL], capture_output=True, text=True, timeout=300)
+    wheels = sorted((tmp / "whl").glob("*.whl")) if (tmp / "whl").is_dir() else []
+    if r.returncode or not wheels:
+        raise RuntimeError(r.stderr or r.stdout or "pip download made no wheel")
+    prefix = "sphinx-mathjax-offline/static/mathjax/"
+    with zipfile.ZipFile(wheels[0]) as z:
+        for name in _safe_members(z.namelist(), prefix):
+            if name.endswith("/"):
+                continue
+            to = stage / name[len(prefix):]
+            to.parent.mkdir(parents=True, exist_ok=True)
+            to.write_bytes(z.read(name))
+    (stage / "LICENSE").write_text("MathJax is distributed under the Apache License 2.0: https://github.com/mathjax/MathJax\n")
+
+
+def copy_mathjax(src: Path, dest: Path) -> None:
+    "Copy the parts of MathJax the site uses into `dest`."
+    def ignore(folder, names):
+        return [n for n in names if Path(folder) == src and MATHJAX_SKIP.match(n)]
+    shutil.copytree(src, dest, ignore=ignore)
+
+
+def mathjax_head(prefix: str) -> str:
+    "The head elements that load the site's MathJax, for a page `prefix` away from the site root."
+    config = ("window.MathJax = {tex: {inlineMath: [['\\\\(', '\\\\)']], displayMath: [['\\\\[', '\\\\]']]}, "
+              "options: {ignoreHtmlClass: 'tex2jax_ignore'}};")
+    return (f'<script>{config}</script>\n'
+            f'<script id="MathJax-script" defer src="{prefix}mathjax/tex-chtml.js"></script>')
+
+
+# ---------------------------------------------------------------- the project copy
+
+def copy_project(project: Path, work: Path) -> dict:
+    "Copy what nbdev needs (pyproject.toml, the notebooks, the package) into `work`; return nbdev's settings."
+    import tomllib
+    cfg = tomllib.loads((project / "pyproject.toml").read_text())["tool"]["nbdev"]
+    nbs, lib = cfg.get("nbs_path", "nbs"), cfg.get("lib_path", cfg.get("lib_name", "wevent_nb"))
+    skip = shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__", "_proc", "_docs", "_site", ".*")
+    shutil.copy2(project / "pyproject.toml", work / "pyproject.toml")
+    shutil.copytree(project / nbs, work / nbs, ignore=skip)
+    if (project / lib).is_dir():
+        shutil.copytree(project / lib, work / lib, ignore=skip)
+    for stale in ("sidebar.yml",):  # generated by nbdev at each build, from the notebooks present
+        (work / nbs / stale).unlink(missing_ok=True)
+    return {"nbs": nbs, "lib": lib}
+
+
+def execute(work: Path, nbs: str, workers: int, project: Path, keep_going: bool = False) -> None:
+    "Run every notebook in the copy and save its outputs (nbdev-test --save), then clean (nbdev-clean)."
+    env = dict(os.environ)
+    data = project.parent / "shared" / "data"  # the notebooks' real data, as tests/conftest.py finds it
+    if "WEVENT_NB_DATA" not in env and data.is_dir():
+        env["WEVENT_NB_DATA"] = str(data)
+    env.setdefault("MPLBACKEND", "Agg")
+    r = run([BIN / "nbdev-test", "--save", "--n-workers", str(workers)], work, env, "nbdev-test --save", keep_going)
+    if r.returncode:  # only with keep_going: nbdev saves each notebook that passed; the others keep their committed outputs
+        failed = re.findall(r"^\t(\S+\.ipynb)\s*$", r.stdout + r.stderr, re.M)
+        say(f"WARNING: these notebooks failed and are shown with their committed outputs: {', '.join(failed) or '(see nbdev-test)'}")
+    run([BIN / "nbdev-clean"], work, env, "nbdev-clean")
+
+
+PROC = """
+import sys, nbdev.quarto as q
+q._ensure_quarto = lambda: None   # it would try sudo and download Quarto; smalldocs renders instead
+if sys.argv[3] == "1":            # --keep-going: a cell that fails in doc processing stops that notebook's show_doc only
+    import nbdev.processors as P
+    run_cell = P.exec_show_docs.__call__
+    def tolerant(self, cell):
+        if getattr(self, "_failed", False): return
+        try: run_cell(self, cell)
+        except Exception as e:
+            self._failed = True
+            print("[docs] WARNING: " + str(e).splitlines()[0].rstrip(" :") + ": " + type(e.__cause__ or e).__name__
+                  + "; the rest of that page has no show_doc output", file=sys.stderr)
+    P.exec_show_docs.__call__ = tolerant
+    import nbdev.serve
+    nbdev.serve.in_notebook = lambda: True   # fork the workers (not spawn), so they inherit the patch
+q.nbdev_proc_nbs.__wrapped__(file_re=sys.argv[1], n_workers=int(sys.argv[2]))
+"""
+
+
+def proc_nbs(work: Path, workers: int, keep_going: bool = False) -> Path:
+    "nbdev-proc-nbs in the copy: writes nbdev.yml, sidebar.yml, the name index, and the processed pages in _proc/."
+    r = run([sys.executable, "-c", PROC, PAGE_RE, workers, int(keep_going)], work, None, "nbdev-proc-nbs")
+    for line in r.stderr.splitlines():
+        if line.startswith("[docs] WARNING"):
+            print(line, flush=True)
+    return work / "_proc"
+
+
+# ---------------------------------------------------------------- renaming pages as Quarto does
+
+def front_matter(page: Path) -> dict:
+    "The YAML front matter of a processed page (a notebook's first raw cell, or a .qmd/.md header)."
+    import yaml
+    if page.suffix == ".ipynb":
+        cells = json.loads(page.read_text(encoding="utf-8")).get("cells") or []
+        text = "".join(cells[0].get("source", "")) if cells and cells[0].get("cell_type") == "raw" else ""
+    else:
+        text = page.read_text(encoding="utf-8")
+    m = re.match(r"\s*---\s*\n(.*?)\n---\s*(?:\n|$)", text, re.S)
+    try:
+        fm = yaml.safe_load(m.group(1)) if m else {}
+    except yaml.YAMLError:
+        fm = {}
+    return fm if isinstance(fm, dict) else {}
+
+
+def rename_pages(site: Path) -> dict[str, str]:
+    "Rename each page to the name of its `output-file` (00_core.ipynb -> core.ipynb), fixing links; return the map."
+    renames: dict[str, str] = {}
+    for page in sorted(p for ext in (".ipynb", ".qmd", ".md") for p in site.rglob(f"*{ext}")):
+        out = front_matter(page).get("output-file")
+        if not out or not str(out).endswith(".html"):
+            continue
+        new = page.with_name(Path(str(out)).stem + page.suffix)
+        if new == page:
+            continue
+        if new.exists():
+            sys.exit(f"[docs] {page.name} and {new.name} would both be {out}: rename one notebook")
+        page.rename(new)
+        renames[page.relative_to(site).as_posix()] = new.relative_to(site).as_posix()
+    if not renames:
+        return renames
+    # links to a renamed page, as a notebook (00_core.ipynb) or as its default html name (00_core.html)
+    subs = {}
+    for old, new in renames.items():
+        for a, b in ((old, new), (str(Path(old).with_suffix(".html")), str(Path(new).with_suffix(".html")))):
+            subs[Path(a).name] = Path(b).name
+    pat = re.compile(r"(?<![\w.-])(" + "|".join(re.escape(k) for k in sorted(subs, key=len, reverse=True)) + r")(?![\w-])")
+    for f in [*site.rglob("*.ipynb"), *site.rglob("*.qmd"), *site.rglob("*.md"), *site.rglob("*.yml")]:
+        text = f.read_text(encoding="utf-8")
+        new_text = pat.sub(lambda m: subs[m.group(1)], text)
+        if new_text != text:
+            f.write_text(new_text, encoding="utf-8")
+    return renames
+
+
+# ---------------------------------------------------------------- render and fix the pages
+
+def render(site: Path, out: Path) -> list[str]:
+    "Render the renamed copy of _proc/ with smalldocs into `out`; return its warnings."
+    from smalldocs.config import load
+    from smalldocs.site import Site
+    s = Site(load(site), quiet=True)
+    s.out = out.resolve()
+    s.build()
+    return [w for w in s.warnings if not QUIET_WARNINGS.search(w)]
+
+
+def site_url(site: Path) -> str:
+    "The hosted docs URL that nbdev writes into links (website.site-url of nbdev.yml)."
+    from smalldocs.config import load
+    return str(load(site).website.get("site-url") or "").rstrip("/")
+
+
+def fix_pages(out: Path, hosted: str) -> list[str]:
+    "Load the local MathJax instead of KaTeX, make links to the hosted docs relative; return remote references left."
+    remote = []
+    for page in sorted(out.rglob("*.html")):
+        if page.is_relative_to(out / "mathjax"):
+            continue
+        text = page.read_text(encoding="utf-8")
+        prefix = posixpath.relpath(".", page.parent.relative_to(out).as_posix())
+        prefix = "" if prefix == "." else prefix + "/"
+        if KATEX_TAG.search(text):
+            first = True
+            def swap(m):
+                nonlocal first
+                if first:
+                    first = False
+                    return mathjax_head(prefix)
+                return ""
+            text = KATEX_TAG.sub(swap, text)
+        if hosted:
+            def local(m):
+                path, tail = m.group(2), m.group(3)
+                if (out / path).is_file():
+                    return m.group(1) + (posixpath.relpath(path, page.parent.relative_to(out).as_posix() or ".")) + tail
+                return m.group(0)
+            text = re.sub(r'(href=")' + re.escape(hosted) + r'/([^"#?]+\.html)([^"]*")', local, text)
+        page.write_text(text, encoding="utf-8")
+        remote += [f"{page.relative_to(out)}: {html.unescape(m.group(0))[:160]}" for m in REMOTE.finditer(text)]
+    return remote
+
+
+def add_home(site: Path, out: Path) -> None:
+    "Without an index notebook, make index.html send the reader to the first page of the sidebar."
+    if (out / "index.html").exists():
+        return
+    import yaml
+    bar = (yaml.safe_load((site / "sidebar.yml").read_text()) or {}) if (site / "sidebar.yml").is_file() else {}
+    entries = ((bar.get("website") or {}).get("sidebar") or {}).get("contents") or []
+    first = next((Path(e).with_suffix(".html").as_posix() for e in entries if isinstance(e, str) and (out / Path(e).with_suffix(".html")).is_file()), None)
+    first = first or next((p.name for p in sorted(out.glob("*.html"))), None)
+    if first:
+        (out / "index.html").write_text(f'<!DOCTYPE html><meta charset="utf-8"><meta http-equiv="refresh" content="0; url={first}">'
+                                        f'<title>wevent_nb</title><a href="{first}">{first}</a>\n', encoding="utf-8")
+
+
+def check_out(out: Path) -> None:
+    "Refuse an output folder that holds anything but a previous build, before any work is done."
+    if out.exists() and (not out.is_dir() or (any(out.iterdir()) and not (out / "site_libs").is_dir())):
+        sys.exit(f"[docs] {out} exists and is not a built site (no site_libs/): remove it or choose another --out")
+
+
+def install(built: Path, out: Path) -> None:
+    "Put the built site at `out`, replacing a previous build; refuse to empty any other folder."
+    check_out(out)
+    if out.exists():
+        shutil.rmtree(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(str(built), str(out))
+
+
+# ---------------------------------------------------------------- main
+
+def build_offline(project: Path, out: Path, execute_nbs: bool, workers: int, keep_tmp: bool, keep_going: bool = False) -> None:
+    t0 = time.perf_counter()
+    check_out(out)
+    try:
+        mj = mathjax_dir()
+    except MathJaxUnavailable as e:
+        sys.exit(f"[docs] {e}")
+    tmp = Path(tempfile.mkdtemp(prefix="wevent_nb_docs_"))
+    try:
+        work = tmp / "project"
+        work.mkdir()
+        names = copy_project(project, work)
+        say(f"copied the project into {work}")
+        if execute_nbs:
+            execute(work, names["nbs"], workers, project, keep_going)
+        proc = proc_nbs(work, workers, keep_going)
+        site = tmp / "site"
+        shutil.copytree(proc, site)
+        renames = rename_pages(site)
+        if renames:
+            say("pages named as Quarto names them: " + ", ".join(f"{a} -> {Path(b).stem}.html" for a, b in renames.items()))
+        built = tmp / "html"
+        t1 = time.perf_counter()
+        warnings = render(site, built)
+        say(f"smalldocs: {len(list(built.rglob('*.html')))} page(s) in {time.perf_counter() - t1:.1f} s")
+        for w in warnings:
+            say(f"warning: {w}")
+        add_home(site, built)
+        copy_mathjax(mj, built / "mathjax")
+        remote = fix_pages(built, site_url(site))
+        if remote:
+            sys.exit("[docs] these pages still load files from another host (the site must work offline):\n  "
+                     + "\n  ".join(remote))
+        install(built, out)
+    finally:
+        if keep_tmp:
+            say(f"kept the temporary build in {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    rel = os.path.relpath(out)
+    say(f"site written to {out} in {time.perf_counter() - t0:.1f} s")
+    say(f"serve it with: python -m http.server -d {rel if not rel.startswith('..') else out} 8000   "
+        f"(then open http://127.0.0.1:8000/)")
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description="Build the docs site: nbdev-docs with Quarto, else offline with smalldocs and a local MathJax.")
+    p.add_argument("--no-exec", action="store_true", help="do not re-run the notebooks: show the outputs saved in them")
+    p.add_argument("--out", type=Path, default=None, help="output folder (default: _docs in the project)")
+    p.add_argument("--workers", type=int, default=2, help="parallel notebook workers (default 2)")
+    p.add_argument("--project", type=Path, default=ROOT, help="the project root, with pyproject.toml and nbs/ (default: this repo)")
+    p.add_argument("--offline", action="store_true", help="build offline even where quarto is installed (the tests use this)")
+    p.add_argument("--keep-going", action="store_true",
+                   help="build the site even when notebooks fail: a failing notebook keeps its committed outputs, and a cell that "
+                        "fails in nbdev's doc processing ends that page's show_doc output (warnings name them)")
+    p.add_argument("--keep-tmp", action="store_true", help="keep the temporary copy, for debugging")
+    a = p.parse_args(argv)
+    project = a.project.resolve()
+    out = (a.out if a.out is not None else project / "_docs").resolve()
+    if out == project or out in project.parents:
+        sys.exit(f"[docs] --out {out} would hold the project: choose a folder inside or beside it")
+    if shutil.which("quarto") and not a.offline:
+        say("quarto found: running nbdev-docs")
+        r = subprocess.run([str(BIN / "nbdev-docs")], cwd=project)
+        if r.returncode:
+            sys.exit(r.returncode)
+        if out != project / "_docs":
+            install(project / "_docs", out)
+        say(f"site written to {out}; serve it with: python -m http.server -d {os.path.relpath(out)}")
+        return
+    build_offline(project, out, not a.no_exec, a.workers, a.keep_tmp, a.keep_going)
+
+
+if __name__ == "__main__":
+    main()
