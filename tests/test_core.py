@@ -228,3 +228,25 @@ def test_registry():
 def test_mechanism_rejects_wrong_stream_kind():
     with pytest.raises(TypeError, match="HistogramStream"):
         ToyUniform(1.0, 3).run(CategoricalPopulation(np.zeros((2, 3), int), d=2))
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(2, 40), st.integers(1, 8), st.data())
+def test_sparse_spends_with_standing_charge_equal_brute_force(T, w, data):
+    "Exercises the streaming fast path (spends spread out) and its fallback, with a standing charge."
+    A = 4
+    L = Ledger(T, eps=1.0, w=w, n_accounts=A)
+    dense = np.zeros((A, T))
+    for t in range(T):
+        acc = data.draw(st.lists(st.integers(0, A - 1), unique=True, max_size=A))
+        amt = data.draw(st.floats(0.0, 1.2, allow_nan=False))
+        L.spend(t, amt, acc); dense[acc, t] += amt
+    start = data.draw(st.integers(0, T - 1)); charge = data.draw(st.floats(0.0, 0.5))
+    L.standing(charge, start=start, account=0)
+    ref = np.zeros(A)
+    for a in range(A):
+        for end in range(T):
+            s = dense[a, max(0, end - w + 1): end + 1].sum() + (charge if a == 0 and end >= start else 0.0)
+            ref[a] = max(ref[a], s)
+    np.testing.assert_allclose(L.max_window_spend(), ref, rtol=1e-12, atol=1e-12)
+    assert L.ok() == bool(np.all(ref <= 1 + REL_TOL))
