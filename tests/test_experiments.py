@@ -158,10 +158,14 @@ def test_stream_pickled_once_for_a_process_pool():
     assert len(df) == 12 and len(_PICKLES) == 1
 
 
-def test_unpicklable_grid_gives_clear_error():
-    g = _grid(metrics=[("MAE", lambda e, t: 0.0)])
-    with pytest.raises(ValueError, match="executor='serial'"): run_grid(g, progress=False)
-    assert len(_run(g, executor="serial")) == len(g)    # the serial path takes lambdas
+def test_lambdas_reach_process_workers_and_unpicklable_grid_gives_clear_error():
+    import threading
+    g = _grid(metrics=[("MAE", lambda e, t: float(np.abs(e - t).mean()))])
+    np.testing.assert_allclose(_run(g).value.values, _run(g, executor="serial").value.values)  # cloudpickle: by value
+    lock = threading.Lock()
+    bad = _grid(metrics=[("MAE", lambda e, t: float(lock.locked()))])
+    with pytest.raises(ValueError, match="executor='serial'"): run_grid(bad, progress=False)
+    assert len(_run(bad, executor="serial")) == len(bad)    # the serial path takes anything
 
 
 # ---------------------------------------------------------------- ledger failures
