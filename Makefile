@@ -42,7 +42,7 @@ reports: $(STAMP)
 	$(BIN)/wevent-nb reproduce --scale $(SCALE) --out reports
 
 docs: $(STAMP)
-	$(BIN)/python tools/build_docs.py
+	$(BIN)/python tools/build_docs.py --workers $(JOBS) $(DOCS_FLAGS)
 
 lab: $(STAMP)
 	$(BIN)/jupyter lab --notebook-dir=nbs $(if $(filter root,$(shell whoami)),--allow-root,)
