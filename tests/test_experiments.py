@@ -374,3 +374,15 @@ def test_progress_bar(capsys):
     assert len(df) == 12 and "cells: " in capsys.readouterr().err
     run_grid(g, executor="serial", progress=False)
     assert "cells" not in capsys.readouterr().err
+
+
+def test_integer_executor_owns_and_shuts_down_its_pool():
+    "A number of workers makes a pool for this call only: no worker outlives run_grid (a forked exit would wait on it)."
+    import multiprocessing as mp
+    g = _grid(mechanisms={"U": (ToyUniform, {})})
+    before = {p.pid for p in mp.active_children()}
+    df = run_grid(g, executor=2, progress=False)
+    assert len(df) and {p.pid for p in mp.active_children()} <= before
+    np.testing.assert_allclose(df.value.values, _run(g, executor="serial").value.values)
+    for bad in (0, -1, True):
+        with pytest.raises(ValueError, match="number of workers"): run_grid(g, executor=bad, progress=False)

@@ -16,7 +16,8 @@ offline, reading the same `nbs/_quarto.yml`, `nbs/nbdev.yml` and nbdev's generat
    whatever outputs their authors saved), and `make sync-check` passes after `make docs`. The cost is a copy
    of a few MB per build.
 2. Unless --no-exec: `nbdev-test --save --n-workers N` then `nbdev-clean` in the copy, so the pages show
-   the outputs and plots of a fresh run (`#| slow` cells are skipped, as in `make test`). With --no-exec the
+   the outputs and plots of a fresh run, including the `#| slow` reproduction cells at each notebook's default
+   (quick) scale, so the pages show the claims tables (`--flags ''` skips them, as `make test` does). With --no-exec the
    pages show the outputs saved in the committed notebooks. Either way nbdev's doc processing runs the
    `show_doc` cells, so the API entries are always there. A failing notebook fails the build, as it fails
    `nbdev-docs`; --keep-going builds around it instead (and says which notebooks it worked around).
@@ -211,14 +212,15 @@ def copy_project(project: Path, work: Path) -> dict:
     return {"nbs": nbs, "lib": lib}
 
 
-def execute(work: Path, nbs: str, workers: int, project: Path, keep_going: bool = False) -> None:
-    "Run every notebook in the copy and save its outputs (nbdev-test --save), then clean (nbdev-clean)."
+def execute(work: Path, nbs: str, workers: int, project: Path, keep_going: bool = False, flags: str = "slow") -> None:
+    "Run every notebook in the copy and save its outputs (nbdev-test --save, also running cells marked `flags`), then clean."
     env = dict(os.environ)
     data = project.parent / "shared" / "data"  # the notebooks' real data, as tests/conftest.py finds it
     if "WEVENT_NB_DATA" not in env and data.is_dir():
         env["WEVENT_NB_DATA"] = str(data)
     env.setdefault("MPLBACKEND", "Agg")
-    r = run([BIN / "nbdev-test", "--save", "--n-workers", str(workers)], work, env, "nbdev-test --save", keep_going)
+    cmd = [BIN / "nbdev-test", "--save", "--n-workers", str(workers)] + (["--flags", flags] if flags else [])
+    r = run(cmd, work, env, "nbdev-test --save", keep_going)
     if r.returncode:  # only with keep_going: nbdev saves each notebook that passed; the others keep their committed outputs
         failed = re.findall(r"^\t(\S+\.ipynb)\s*$", r.stdout + r.stderr, re.M)
         say(f"WARNING: these notebooks failed and are shown with their committed outputs: {', '.join(failed) or '(see nbdev-test)'}")
@@ -381,7 +383,8 @@ def install(built: Path, out: Path) -> None:
 
 # ---------------------------------------------------------------- main
 
-def build_offline(project: Path, out: Path, execute_nbs: bool, workers: int, keep_tmp: bool, keep_going: bool = False) -> None:
+def build_offline(project: Path, out: Path, execute_nbs: bool, workers: int, keep_tmp: bool, keep_going: bool = False,
+                  flags: str = "slow") -> None:
     t0 = time.perf_counter()
     check_out(out)
     try:
@@ -395,7 +398,7 @@ def build_offline(project: Path, out: Path, execute_nbs: bool, workers: int, kee
         names = copy_project(project, work)
         say(f"copied the project into {work}")
         if execute_nbs:
-            execute(work, names["nbs"], workers, project, keep_going)
+            execute(work, names["nbs"], workers, project, keep_going, flags)
         proc = proc_nbs(work, workers, keep_going)
         site = tmp / "site"
         shutil.copytree(proc, site)
@@ -431,6 +434,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--no-exec", action="store_true", help="do not re-run the notebooks: show the outputs saved in them")
     p.add_argument("--out", type=Path, default=None, help="output folder (default: _docs in the project)")
     p.add_argument("--workers", type=int, default=2, help="parallel notebook workers (default 2)")
+    p.add_argument("--flags", default="slow", help="also run cells marked with these nbdev flags (default 'slow': the pages "
+                   "show each paper's reproduction at its notebook's default, quick, scale; '' to skip them)")
     p.add_argument("--project", type=Path, default=ROOT, help="the project root, with pyproject.toml and nbs/ (default: this repo)")
     p.add_argument("--offline", action="store_true", help="build offline even where quarto is installed (the tests use this)")
     p.add_argument("--keep-going", action="store_true",
@@ -451,7 +456,7 @@ def main(argv: list[str] | None = None) -> None:
             install(project / "_docs", out)
         say(f"site written to {out}; serve it with: python -m http.server -d {os.path.relpath(out)}")
         return
-    build_offline(project, out, not a.no_exec, a.workers, a.keep_tmp, a.keep_going)
+    build_offline(project, out, not a.no_exec, a.workers, a.keep_tmp, a.keep_going, a.flags)
 
 
 if __name__ == "__main__":
