@@ -121,3 +121,21 @@ def test_bad_input():
         HistogramStream(np.array([[1.0], [np.nan]]))
     with pytest.raises(TypeError, match="HistogramStream"):
         SPAS(1.0, 5).run(np.ones((10, 1)))
+
+
+def test_stepwise_form_equals_run_and_validates():
+    g = np.random.default_rng(9)
+    for opts in ({}, dict(svt="strict"), dict(direct_release=False)):
+        H = HistogramStream(g.integers(0, 300, size=(300, 2)).astype(float))
+        live = SPAS(1.0, 25, m=5, **opts).start(H.T, H.d, rng=3)
+        steps = np.array([live.step(x)[0] for x in H.counts])
+        batch = SPAS(1.0, 25, m=5, **opts).run(H, rng=3)
+        np.testing.assert_array_equal(steps, batch.estimates)
+        np.testing.assert_array_equal(live.finish().check().published, batch.published)
+    m = SPAS(1.0, 5).start(10, 2, rng=0)
+    with pytest.raises(ValueError, match="shape"):
+        m.step(np.ones(3))
+    with pytest.raises(ValueError, match="counts >= 0"):
+        m.step(np.array([1.0, -1.0]))
+    with pytest.raises(ValueError, match="step the rest"):
+        m.finish()
