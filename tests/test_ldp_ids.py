@@ -912,3 +912,128 @@ def test_adaptive_fo_picks_grr_or_oue(method):
         a = run(method, s, eps=1.0, w=4, fo="adaptive", seed=3).check()
         b = run(method, s, eps=1.0, w=4, fo=fo, seed=3)
         np.testing.assert_array_equal(a.estimates, b.estimates)
+
+
+# ----------------------------------------------------------------------------------------------- step-wise form
+def _stepwise(m, stream, seed, mode, N=None):
+    "start/step/finish over the stream's rows; checks that each step returns its row of the final release at once."
+    m.start(stream.T, stream.d, rng=seed, N=stream.N if N is None else N)
+    rows = stream.values.T if mode == "per_user" else stream.counts
+    steps = [m.step(x) for x in rows]
+    rel = m.finish()
+    np.testing.assert_array_equal(np.array([e for e, _ in steps]), rel.estimates)
+    np.testing.assert_array_equal(np.array([p for _, p in steps]), rel.published)
+    return rel
+
+def _assert_same_release(a, b, params=True):
+    np.testing.assert_array_equal(a.estimates, b.estimates)
+    np.testing.assert_array_equal(a.published, b.published)
+    assert sorted(a.info) == sorted(b.info)
+    for k, v in a.info.items():
+        if isinstance(v, list):
+            assert len(v) == len(b.info[k])
+            for x, y in zip(v, b.info[k]):
+                assert (x is None and y is None) or np.array_equal(x, y), k
+        elif isinstance(v, np.ndarray): np.testing.assert_array_equal(v, b.info[k], err_msg=k)
+        else: assert v == b.info[k], k
+    for x, y in zip(a.ledger.entries(), b.ledger.entries()): np.testing.assert_array_equal(x, y)
+    assert a.mechanism == b.mechanism and (not params or a.params == b.params)
+
+def _forced(method, how):
+    cls = type(get_mechanism(method, eps=1.0, w=2))
+    r = np.random.default_rng(99)
+    return type(f"{method}_{how}", (cls,), {"_decide": (lambda self, t, dis, err: True) if how == "always"
+                                            else (lambda self, t, dis, err: bool(r.random() < 0.5))})
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("fo", ["grr", "oue"])
+@pytest.mark.parametrize("mode", ["per_user", "aggregate"])
+def test_stepwise_equals_run_exactly(method, fo, mode):
+    "Same seed: the step-wise releases, info and ledger are bitwise those of run (real and forced decisions)."
+    pop = switch_population(73, 31, 4, seed=5)
+    s = pop if mode == "per_user" else pop.aggregate()
+    a = run(method, s, eps=1.0, w=3, fo=fo, mode=mode, seed=17)
+    b = _stepwise(mech(method, 1.0, 3, fo, mode), s, 17, mode)
+    _assert_same_release(a, b); b.check()
+    if method in ADAPTIVE:                         # both branches of the decision actually occur
+        assert 0 < a.published.sum() < s.T
+    for how in ("always", "random"):               # adversarial decision sequences: fresh oracles with the same seed
+        a = _forced(method, how)(1.0, 3, fo=fo, mode=mode).run(s, rng=4)
+        b = _stepwise(_forced(method, how)(1.0, 3, fo=fo, mode=mode), s, 4, mode)
+        _assert_same_release(a, b); b.check()
+    # a different seed gives a different step-wise release
+    c = _stepwise(mech(method, 1.0, 3, fo, mode), s, 18, mode)
+    assert not np.array_equal(c.estimates, a.estimates)
+
+@pytest.mark.parametrize("method", METHODS)
+def test_stepwise_auto_mode_infers_from_the_first_x(method):
+    pop = small_population(N=50, T=12, d=3, seed=2)
+    for mode, s in (("per_user", pop), ("aggregate", pop.aggregate())):
+        a = run(method, s, mode=mode, seed=8)
+        b = _stepwise(mech(method, mode="auto"), s, 8, mode)
+        assert b.info["mode"] == mode and b.params["mode"] == "auto"
+        _assert_same_release(a, b, params=False)
+    with pytest.raises(ValueError, match=r"ambiguous with mode='auto' and N=d=4"):
+        mech("LBU", mode="auto").start(3, 4, N=4).step([1, 1, 1, 1])
+    # explicit mode with N == d is fine
+    mech("LBU", mode="aggregate").start(1, 4, rng=0, N=4).step([1, 1, 1, 1])
+
+def test_stepwise_rejects_bad_input():
+    agg = mech("LBU", mode="aggregate").start(3, 4, rng=0, N=60)
+    with pytest.raises(ValueError, match=r"x must sum to N=60 users in aggregate mode, got 40"): agg.step([10, 10, 10, 10])
+    with pytest.raises(ValueError, match=r"x must be integer user counts"): agg.step([15, 15, 15, 15.5])
+    with pytest.raises(ValueError, match=r"x"): agg.step([30, 30, np.nan, 0])
+    with pytest.raises(ValueError, match=r"x"): agg.step([30, 40, -10, 0])
+    with pytest.raises(ValueError, match=r"shape \(4,\)\), got shape \(3,\)"): agg.step([20, 20, 20])
+    with pytest.raises(ValueError, match=r"x"): agg.step(np.full((2, 4), 15))
+    pu = mech("LPD", mode="per_user").start(3, 4, rng=0, N=60)
+    with pytest.raises(ValueError, match=r"x must be integers in \[0, 4\).*found 4"): pu.step(np.full(60, 4))
+    with pytest.raises(ValueError, match=r"x must be integers in \[0, 4\).*found -1"): pu.step(np.full(60, -1))
+    with pytest.raises(ValueError, match=r"NaN"): pu.step(np.r_[np.zeros(59), np.nan])
+    with pytest.raises(ValueError, match=r"non-integral"): pu.step(np.full(60, 1.5))
+    with pytest.raises(ValueError, match=r"N=60 users in per_user mode \(shape \(60,\)\), got shape \(59,\)"): pu.step(np.zeros(59, int))
+    with pytest.raises(ValueError, match=r"x must have shape \(60,\).*or \(4,\).*got shape \(5,\)"):
+        mech("LBU").start(3, 4, N=60).step([1, 1, 1, 1, 56])
+    # start: N required, validated, large enough for the method; d >= 2; T >= 1
+    with pytest.raises(ValueError, match=r"N=None is not allowed"): mech("LBU").start(3, 4)
+    with pytest.raises(ValueError, match=r"N"): mech("LBU").start(3, 4, N=0)
+    with pytest.raises(ValueError, match=r"N=9 is too small for LPD with w=5"): mech("LPD").start(3, 4, N=9)
+    with pytest.raises(ValueError, match=r"N=4 is too small for LPU with w=5"): mech("LPU").start(3, 4, N=4)
+    with pytest.raises(ValueError, match=r"d=1 is not allowed"): mech("LBU").start(3, 1, N=9)
+    with pytest.raises(ValueError, match=r"T"): mech("LBU").start(0, 3, N=9)
+    # order of calls
+    with pytest.raises(ValueError, match=r"step\(\) before start\(\)"): mech("LBA").step([1, 2])
+    with pytest.raises(ValueError, match=r"finish\(\) before start\(\)"): mech("LBA").finish()
+    m = mech("LBA", mode="aggregate").start(1, 2, rng=0, N=3); m.step([1, 2])
+    with pytest.raises(ValueError, match=r"started for T=1 timestamps: no timestamp is left"): m.step([1, 2])
+    with pytest.raises(ValueError, match=r"finish\(\) after 0 of T=2 timestamps"): mech("LBU").start(2, 2, N=3).finish()
+    # a failed step consumes nothing: the run continues and equals run()
+    s = small_population(N=60, T=6, d=4, seed=3).aggregate()
+    m = mech("LBD", mode="aggregate").start(s.T, s.d, rng=1, N=s.N)
+    with pytest.raises(ValueError): m.step(s.counts[0] + 1)
+    for x in s.counts: m.step(x)
+    _assert_same_release(m.finish(), run("LBD", s, mode="aggregate", seed=1))
+
+def test_stepwise_returned_estimate_is_a_copy_and_restart_is_clean():
+    s = small_population(N=40, T=8, d=3, seed=4).aggregate()
+    m = mech("LSP", mode="aggregate").start(s.T, s.d, rng=2, N=s.N)
+    e0, p0 = m.step(s.counts[0]); keep = e0.copy(); e0[:] = 99.0
+    assert p0 is True
+    for x in s.counts[1:]: m.step(x)
+    r = m.finish()
+    np.testing.assert_array_equal(r.estimates[0], keep)
+    # the same object can be started again, and run() after a step-wise run is unaffected by it
+    _assert_same_release(_stepwise(m, s, 2, "aggregate"), r)
+    _assert_same_release(m.run(s, rng=2), r)
+
+@pytest.mark.parametrize("fo", ["grr", "oue"])
+@pytest.mark.parametrize("d", [2, 5, 33])
+def test_aggregate_hot_path_equals_the_fo_sampler(fo, d):
+    "The unvalidated per-step sampler draws exactly fo.sample_counts + fo.estimate_from_counts for the same generator."
+    from wevent_nb.primitives import get_fo
+    for eps in (0.05, 1.0, 3.0):
+        f = get_fo(fo, eps, d)
+        x = np.random.default_rng(d).multinomial(997, np.full(d, 1 / d))
+        sim = L._Sim(997, d, "aggregate", fo, np.random.default_rng(6)); g = np.random.default_rng(6)
+        for _ in range(4):
+            np.testing.assert_array_equal(sim.aggregate_estimate(f, x, 997), f.estimate_from_counts(f.sample_counts(x, g), 997))
