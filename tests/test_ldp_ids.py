@@ -949,16 +949,19 @@ def _forced(method, how):
 @pytest.mark.parametrize("fo", ["grr", "oue"])
 @pytest.mark.parametrize("mode", ["per_user", "aggregate"])
 def test_stepwise_equals_run_exactly(method, fo, mode):
-    "Same seed: the step-wise releases, info and ledger are bitwise those of run (real and forced decisions)."
+    """Same seed: the step-wise releases, info and ledger are bitwise those of the step loop _run_stepwise (real and
+    forced decisions), which is run itself except for the vectorised aggregate runs of LBU, LSP, LPU."""
     pop = switch_population(73, 31, 4, seed=5)
     s = pop if mode == "per_user" else pop.aggregate()
-    a = run(method, s, eps=1.0, w=3, fo=fo, mode=mode, seed=17)
+    loop_is_run = not (mode == "aggregate" and method in VECTORISED)
+    a = mech(method, 1.0, 3, fo, mode)._run_stepwise(s, rng=17)
     b = _stepwise(mech(method, 1.0, 3, fo, mode), s, 17, mode)
     _assert_same_release(a, b); b.check()
+    if loop_is_run: _assert_same_release(a, run(method, s, eps=1.0, w=3, fo=fo, mode=mode, seed=17))
     if method in ADAPTIVE:                         # both branches of the decision actually occur
         assert 0 < a.published.sum() < s.T
     for how in ("always", "random"):               # adversarial decision sequences: fresh oracles with the same seed
-        a = _forced(method, how)(1.0, 3, fo=fo, mode=mode).run(s, rng=4)
+        a = _forced(method, how)(1.0, 3, fo=fo, mode=mode)._run_stepwise(s, rng=4)
         b = _stepwise(_forced(method, how)(1.0, 3, fo=fo, mode=mode), s, 4, mode)
         _assert_same_release(a, b); b.check()
     # a different seed gives a different step-wise release
@@ -969,7 +972,7 @@ def test_stepwise_equals_run_exactly(method, fo, mode):
 def test_stepwise_auto_mode_infers_from_the_first_x(method):
     pop = small_population(N=50, T=12, d=3, seed=2)
     for mode, s in (("per_user", pop), ("aggregate", pop.aggregate())):
-        a = run(method, s, mode=mode, seed=8)
+        a = mech(method, mode=mode)._run_stepwise(s, rng=8)
         b = _stepwise(mech(method, mode="auto"), s, 8, mode)
         assert b.info["mode"] == mode and b.params["mode"] == "auto"
         _assert_same_release(a, b, params=False)
@@ -1024,7 +1027,8 @@ def test_stepwise_returned_estimate_is_a_copy_and_restart_is_clean():
     np.testing.assert_array_equal(r.estimates[0], keep)
     # the same object can be started again, and run() after a step-wise run is unaffected by it
     _assert_same_release(_stepwise(m, s, 2, "aggregate"), r)
-    _assert_same_release(m.run(s, rng=2), r)
+    _assert_same_release(m._run_stepwise(s, rng=2), r)
+    _assert_same_release(m.run(s, rng=2), mech("LSP", mode="aggregate").run(s, rng=2))   # vectorised run: a fresh object's
 
 @pytest.mark.parametrize("fo", ["grr", "oue"])
 @pytest.mark.parametrize("d", [2, 5, 33])
@@ -1037,3 +1041,55 @@ def test_aggregate_hot_path_equals_the_fo_sampler(fo, d):
         sim = L._Sim(997, d, "aggregate", fo, np.random.default_rng(6)); g = np.random.default_rng(6)
         for _ in range(4):
             np.testing.assert_array_equal(sim.aggregate_estimate(f, x, 997), f.estimate_from_counts(f.sample_counts(x, g), 997))
+
+
+# ----------------------------------------------------------------------------------------------- vectorised aggregate runs
+VECTORISED = ("LBU", "LSP", "LPU")
+
+def test_vectorised_flag_only_on_data_independent_methods():
+    assert {m for m in METHODS if type(mech(m)).vectorised} == set(VECTORISED)
+
+@pytest.mark.parametrize("method", VECTORISED)
+@pytest.mark.parametrize("fo", ["grr", "oue"])
+def test_vectorised_run_deterministic_parts_equal_the_step_loop(method, fo):
+    "Same seed: published, every info key (values and dtypes) and the ledger entries are those of the step loop."
+    s = switch_population(73, 31, 4, seed=5).aggregate()
+    for w in (1, 3, 7):
+        a = run(method, s, eps=1.0, w=w, fo=fo, mode="aggregate", seed=17).check()
+        b = mech(method, 1.0, w, fo, "aggregate")._run_stepwise(s, rng=17)
+        assert a.estimates.shape == b.estimates.shape and a.estimates.dtype == b.estimates.dtype
+        assert not np.array_equal(a.estimates, b.estimates)        # the draws really come in another order
+        np.testing.assert_array_equal(a.published, b.published)
+        assert sorted(a.info) == sorted(b.info)
+        for k, v in a.info.items():
+            if isinstance(v, list):
+                assert len(v) == len(b.info[k]) and all((x is None and y is None) or np.array_equal(x, y) for x, y in zip(v, b.info[k])), k
+            elif isinstance(v, np.ndarray):
+                assert v.dtype == b.info[k].dtype, k
+                np.testing.assert_array_equal(v, b.info[k], err_msg=k)
+            else: assert v == b.info[k], k
+        ea, eb = a.ledger.entries(), b.ledger.entries()
+        assert len(ea) == len(eb) and all(np.array_equal(x, y) for x, y in zip(ea, eb))
+        assert a.mechanism == b.mechanism and a.params == b.params
+        if method == "LSP":                                           # copies between the sampling times are bitwise
+            idx = np.arange(s.T)
+            np.testing.assert_array_equal(a.estimates, a.estimates[(idx // w) * w])
+
+@pytest.mark.parametrize("method", VECTORISED)
+@pytest.mark.parametrize("fo", ["grr", "oue"])
+def test_vectorised_run_same_distribution_as_the_step_loop(method, fo):
+    "30 seeds each: the mean and the spread of the run's MSE agree within 5 standard errors."
+    s = markov_population(1500, 41, 5, stay=0.9, drift=0.2, rng=4, aggregate=True)
+    R, c = 30, s.frequencies
+    x = np.array([np.mean((run(method, s, eps=1.0, w=4, fo=fo, mode="aggregate", seed=i).estimates - c) ** 2) for i in range(R)])
+    y = np.array([np.mean((mech(method, 1.0, 4, fo, "aggregate")._run_stepwise(s, rng=500 + i).estimates - c) ** 2) for i in range(R)])
+    se = math.sqrt(x.var(ddof=1) / R + y.var(ddof=1) / R)
+    assert abs(x.mean() - y.mean()) < SE_K * se, (x.mean(), y.mean(), se)
+    assert abs(math.log(x.std(ddof=1) / y.std(ddof=1))) < SE_K * math.sqrt(1 / (R - 1)), (x.std(), y.std())
+    # and both match the closed-form level of the method's error (LBU: V(eps/w, N); LPU: >= V(eps, N/w))
+    if method == "LBU": assert abs(x.mean() - Vx(1.0 / 4, 1500, 5, fo)) < SE_K * x.std(ddof=1) / math.sqrt(R)
+
+def test_vectorised_run_validates_before_computing():
+    tiny = small_population(N=4, T=6, d=3, seed=0).aggregate()
+    with pytest.raises(ValueError, match=r"N=4 is too small for LPU with w=5"): run("LPU", tiny, w=5, mode="aggregate")
+    with pytest.raises(ValueError, match=r"needs a CategoricalPopulation"): run("LBU", tiny, mode="per_user")
