@@ -1,4 +1,5 @@
 """Core: validation errors, rng handling, stream types, the ledger (property tests) and the registry."""
+import re
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
@@ -250,3 +251,173 @@ def test_sparse_spends_with_standing_charge_equal_brute_force(T, w, data):
             ref[a] = max(ref[a], s)
     np.testing.assert_allclose(L.max_window_spend(), ref, rtol=1e-12, atol=1e-12)
     assert L.ok() == bool(np.all(ref <= 1 + REL_TOL))
+
+
+# ---------------------------------------------------------------- range spends
+AMOUNTS = [0.0, 0.1, 0.125, 0.25, 1 / 3, 0.5, 1.0]
+
+def _exception(L):
+    try:
+        L.check()
+    except PrivacyBudgetExceeded as e:
+        return e
+    return None
+
+def _verdict(L):
+    "None if the ledger passes, else what the exception says: its text, account, window and budget."
+    e = _exception(L)
+    return None if e is None else (str(e), e.account, e.window, e.budget)
+
+def _same_verdict(R, E):
+    "Same account, window and budget, the same spent amount up to float rounding, and the same text around it."
+    r, e = _exception(R), _exception(E)
+    if r is None or e is None: return r is e
+    mask = lambda x: re.sub(r"(spent|overspend) [^ )]+", r"\1 #", str(x))  # the .6g of a sum added in another order may differ
+    return ((r.account, r.window, r.budget, mask(r)) == (e.account, e.window, e.budget, mask(e))
+            and r.spent == pytest.approx(e.spent, rel=1e-12, abs=1e-12))
+
+@st.composite
+def range_ledger_case(draw):
+    "A ledger shape (uniform, personalized or event-level) and a mix of range, explicit, standing and exact-split spends."
+    T, N = draw(st.integers(1, 20)), draw(st.integers(1, 16))
+    mode = draw(st.sampled_from(["uniform", "personalized", "personalized", "event"]))
+    if mode == "uniform":
+        eps, w = draw(st.sampled_from([0.5, 1.0, 2.0])), draw(st.integers(1, 8))
+    elif mode == "personalized":  # per-account values, often in runs (so some segments span several accounts)
+        def runs(values):
+            r = draw(st.lists(st.tuples(st.integers(1, 4), values), min_size=2, max_size=6))
+            reps = np.array([k for k, _ in r]); reps[-1] += max(0, N - reps.sum())
+            return np.repeat([v for _, v in r], reps)[:N]
+        eps, w = runs(st.sampled_from([0.5, 1.0, 2.0])), runs(st.integers(1, 8))
+    else:
+        eps, w = draw(st.sampled_from([0.5, 1.0, 2.0])), None
+    span = st.integers(0, N).flatmap(lambda lo: st.tuples(st.just(lo), st.integers(lo, N)))
+    ranges = st.lists(st.tuples(st.integers(0, T - 1), st.sampled_from(AMOUNTS), span), min_size=1, max_size=4).map(lambda r: ("ranges", r))
+    accounts = st.one_of(st.none(), st.lists(st.integers(0, N - 1), unique=True, max_size=N),
+                         st.lists(st.booleans(), min_size=N, max_size=N).map(np.array))
+    explicit = st.tuples(st.just("spend"), st.integers(0, T - 1), st.sampled_from(AMOUNTS), accounts)
+    standing = st.tuples(st.just("standing"), st.sampled_from([0.0, 0.125, 0.25]), st.integers(0, T - 1), st.integers(0, N - 1))
+    split = st.tuples(st.just("split"), span, st.sampled_from([1.0, 1.0, 1 + 1.3e-6]))  # exact eps/w per timestamp, or just over
+    ops = draw(st.lists(st.one_of(ranges, explicit, standing, split), max_size=10))
+    cut = draw(st.integers(0, len(ops)))
+    return T, N, eps, w, ops, cut
+
+def _apply(L, op, as_ranges):
+    kind = op[0]
+    if kind == "ranges":
+        t, amt, lo, hi = (np.array(x) for x in zip(*[(t, a, lo, hi) for t, a, (lo, hi) in op[1]]))
+        if as_ranges: L.spend_ranges(t, amt, lo, hi)
+        else:
+            for i in range(t.size): L.spend(t[i], amt[i], np.arange(lo[i], hi[i]))
+    elif kind == "spend": L.spend(op[1], op[2], op[3])
+    elif kind == "standing": L.standing(op[1], start=op[2], account=op[3])
+    else:
+        (lo, hi), frac = op[1], op[2]
+        if lo == hi: return
+        per_t = float(L.eps[lo]) / (L.T if L.w is None else int(L.w[lo])) * frac  # the block's first account's exact split
+        if as_ranges: L.spend_ranges(np.arange(L.T), per_t, lo, hi)
+        else:
+            for t in range(L.T): L.spend(t, per_t, np.arange(lo, hi))
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(range_ledger_case())
+def test_range_spends_equal_the_expanded_spends(case):
+    T, N, eps, w, ops, cut = case
+    R, E = Ledger(T, eps, w, N), Ledger(T, eps, w, N)
+    for op in ops[:cut]:
+        _apply(R, op, True); _apply(E, op, False)
+    assert R.ok() == E.ok()            # builds (and caches) the segment ledger; the spends below must invalidate it
+    R.entries()
+    for op in ops[cut:]:
+        _apply(R, op, True); _apply(E, op, False)
+    assert R.ok() == E.ok()
+    assert _same_verdict(R, E)  # same account (the first of its block), window and amount
+    close = dict(rtol=1e-12, atol=1e-12)  # sums of the same terms, possibly added in another order
+    np.testing.assert_allclose(R.max_window_spend(), E.max_window_spend(), **close)
+    for a in (None, *range(N)):
+        np.testing.assert_allclose(R.spent_per_timestamp(a), E.spent_per_timestamp(a), **close)
+        if w is not None:
+            np.testing.assert_allclose(R.window_use(a), E.window_use(a), **close)
+    (ra, rt, re), (ea, et, ee) = R.entries(), E.entries()
+    np.testing.assert_array_equal(ra, ea); np.testing.assert_array_equal(rt, et)
+    np.testing.assert_allclose(re, ee, **close)
+    assert repr(R) == repr(E)
+
+def test_range_spends_across_personalized_budgets():
+    "One range over accounts whose (eps, w) change inside it: each account is checked against its own budget."
+    eps, w = [1.0, 1.0, 0.5, 0.5, 2.0, 2.0], [2, 2, 2, 3, 3, 1]
+    R, E = Ledger.users(10, 6, eps, w), Ledger.users(10, 6, eps, w)
+    R.spend_ranges([0, 2], 0.25, 0, 6)
+    for t in (0, 2): E.spend(t, 0.25, np.arange(6))
+    for a in range(6):
+        np.testing.assert_allclose(R.window_use(a), E.window_use(a), rtol=1e-12)
+    np.testing.assert_allclose(R.window_use(5), [0.125, 0, 0.125, 0, 0, 0, 0, 0, 0, 0])   # eps 2, w 1
+    np.testing.assert_allclose(R.window_use(3), [0.5, 0.5, 1.0, 0.5, 0.5, 0, 0, 0, 0, 0])   # eps 0.5, w 3: exactly at budget
+    assert R.ok() and E.ok()
+    R.spend_ranges(1, 0.01, 1, 5); E.spend(1, 0.01, np.arange(1, 5))   # user 3 (eps 0.5, w 3): 0.25 + 0.01 + 0.25 in t=0..2
+    assert _verdict(R) == _verdict(E) and _verdict(R)[1:3] == ("user 3", (0, 2))
+    np.testing.assert_allclose(R.max_window_spend(), E.max_window_spend(), rtol=1e-12)
+
+def test_range_spends_exact_split_passes_and_just_over_is_caught():
+    T, N, w = 30, 1000, 6
+    L = Ledger.users(T, N, eps=1.5, w=w)
+    L.spend_ranges(np.arange(T), 1.5 / w, 0, N)
+    L.check()
+    L.spend_ranges(17, 1.5e-6, 400, 700)
+    with pytest.raises(PrivacyBudgetExceeded) as e:
+        L.check()
+    assert e.value.account == "user 400" and e.value.window == (12, 17)
+
+@pytest.mark.parametrize("args, message", [
+    ((5, 0.1, 0, 1), r"t=5 is not allowed: t must be an integer timestamp in \[0, 5\)"),
+    ((-1, 0.1, 0, 1), r"t=-1 is not allowed"),
+    (([0, 1, 9], 0.1, 0, 1), r"t=9 is not allowed.*\(range 2\)"),
+    ((0, 0.1, 3, 2), r"start=3 > stop=2 is not allowed: ranges need 0 <= start <= stop <= n_accounts=10"),
+    ((0, 0.1, 0, 11), r"stop=11 is not allowed: ranges need 0 <= start <= stop <= n_accounts=10"),
+    ((0, 0.1, -1, 2), r"start=-1 is not allowed"),
+    ((0, -0.1, 0, 2), r"amount=-0.1 is not allowed: amount must be finite and >= 0"),
+    ((0, [0.1, float("nan")], 0, 2), r"amount=nan is not allowed.*\(range 1\)"),
+    ((0, 0.1, 1.0, 2), r"start=1.0 is not allowed: start must be an integer"),
+    ((0, 0.1, np.array([0, 1.5]), 2), r"start=.* is not allowed: start must be an integer"),
+    ((0.0, 0.1, 0, 2), r"t=0.0 is not allowed: t must be an integer"),
+    ((0, "a", 0, 2), r"amount='a' is not allowed"),
+    (([0, 1], 0.1, [0, 1, 2], 3), r"must broadcast together"),
+    ((0, 0.1, np.zeros((2, 2), int), 3), r"scalars or 1-D arrays"),
+])
+def test_range_spends_reject_bad_input(args, message):
+    L = Ledger.users(T=5, N=10, eps=1.0, w=2)
+    with pytest.raises(ValueError, match=message):
+        L.spend_ranges(*args)
+    assert "0 spends" in repr(L)  # nothing recorded
+
+def test_range_spends_empty_ranges_record_nothing():
+    L = Ledger.users(T=5, N=10, eps=1.0, w=2)
+    L.spend_ranges([0, 1], 0.5, [3, 10], [3, 10])
+    assert "0 spends" in repr(L) and L.entries()[0].size == 0 and L.ok()
+
+def test_population_blocks_reporting_twice_in_a_window_are_caught():
+    "Population division with users as contiguous id blocks: block 200..399 reports at t=1, 6, 11, ... and also at t=3 (w=5)."
+    T, N, w = 30, 1000, 5
+    t = np.arange(T); lo = (t % w) * 200; hi = lo + 200   # block k reports at t = k, k + w, ...: once per window
+    R = Ledger.users(T, N, eps=1.0, w=w).spend_ranges(t, 1.0, lo, hi)
+    assert R.ok() and np.all(R.max_window_spend() == 1.0)
+    R.spend_ranges(3, 1.0, 200, 400)                       # block 1 again 2 steps after its report at t=1
+    E = Ledger.users(T, N, eps=1.0, w=w)
+    for i in range(T): E.spend(t[i], 1.0, np.arange(lo[i], hi[i]))
+    E.spend(3, 1.0, np.arange(200, 400))
+    with pytest.raises(PrivacyBudgetExceeded) as e:
+        R.check()
+    assert e.value.account == "user 200" and e.value.window == (0, 3) and e.value.spent == 2.0
+    assert _verdict(R) == _verdict(E)
+
+def test_all_users_ranges_with_explicit_and_standing_spends():
+    "LSP-like: all users report every w steps; one user also has a standing charge that tips one window over."
+    T, N, w = 40, 50_000, 8
+    L = Ledger.users(T, N, eps=1.0, w=w).spend_ranges(np.arange(0, T, w), 0.75, 0, N)
+    L.spend(9, 0.25, [123]); L.check()
+    L.standing(0.125, start=20, account=31_337); L.check()
+    L.spend(30, 0.25, [31_337])                            # window t=23..30: 0.75 + 0.25 + 0.125
+    with pytest.raises(PrivacyBudgetExceeded, match="user 31337.*window t=23..30"):
+        L.check()
+    mws = L.max_window_spend()
+    assert mws[31_337] == 1.125 and mws[123] == 1.0 and np.all(np.delete(mws, [123, 31_337]) == 0.75)

@@ -273,6 +273,17 @@ STREAM_KINDS.update(categorical=(CategoricalPopulation, CategoricalAggregate), p
 # %% ../nbs/00_core.ipynb #d84bfe46
 REL_TOL = 1e-9  # relative float tolerance of the window check (see the derivation above)
 
+def _concat_aranges(lo, hi):
+    "`np.concatenate([np.arange(l, h) for l, h in zip(lo, hi)])` without a Python loop (requires hi >= lo)."
+    n = hi - lo
+    return np.arange(int(n.sum()), dtype=np.int64) + np.repeat(lo - (np.cumsum(n) - n), n)
+
+class _SegmentNames:
+    "Names of a segment ledger's accounts, made on demand: segment i is named after its first account."
+    def __init__(self, parent, bounds): self.parent, self.bounds = parent, bounds
+    def __len__(self): return len(self.bounds) - 1
+    def __getitem__(self, i): return self.parent.account_name(int(self.bounds[i]))
+
 class Ledger:
     "Per-account privacy spends per timestamp, checked over every sliding window by `check()`."
     def __init__(self, T: int, eps, w=None, n_accounts: int = 1, names: Sequence[str] | None = None, unit: str = "stream"):
@@ -287,6 +298,9 @@ class Ledger:
         self.names, self.unit = names, unit
         self._a, self._t, self._e, self._simple = [], [], [], []
         self._merged = None
+        self._rt, self._rlo, self._rhi, self._re = [], [], [], []  # range spends (see `spend_ranges`)
+        self._seg = self._seg_bounds = self._expanded = None       # caches of the range form, rebuilt after a spend
+        self._n_spends = 0                                          # (account, t) spends recorded, for repr
         self._standing = np.zeros(self.n_accounts); self._standing_from = np.full(self.n_accounts, self.T, np.int64)
 
     def _per_account(self, x, name, dt):
@@ -326,7 +340,8 @@ class Ledger:
         amt = np.broadcast_to(np.asarray(amount, dtype=float), acc.shape)
         if amt.size and (not np.all(np.isfinite(amt)) or amt.min() < 0): raise ValueError(f"amount must be finite and >= 0, got {amount!r}")
         if acc.size == 0: return self
-        self._merged = None
+        self._merged = self._seg = self._expanded = None
+        self._n_spends += acc.size
         self._simple.append(t)  # a chunk at one timestamp (whether its accounts are distinct is checked lazily)
         self._a.append(acc); self._t.append(np.full(acc.shape, t, np.int64)); self._e.append(np.array(amt, dtype=float))
         return self
@@ -336,9 +351,47 @@ class Ledger:
         amounts = check_array(amounts, "amounts", ndim=1, shape=(self.T,))
         if amounts.min() < 0: raise ValueError("amounts must be >= 0")
         nz = np.flatnonzero(amounts)
-        self._merged = None
+        self._merged = self._seg = self._expanded = None
+        self._n_spends += nz.size
         self._simple.append(-1)
         self._a.append(np.full(nz.shape, int(account), np.int64)); self._t.append(nz.astype(np.int64)); self._e.append(amounts[nz].astype(float))
+        return self
+
+    def spend_ranges(self, t, amount, start, stop):
+        "Record that each account in start[i]..stop[i]-1 spent amount[i] at timestamp t[i] (scalars or 1-D arrays, broadcast together)."
+        def ints(x, name):
+            a = np.asarray(x)
+            if a.dtype.kind not in "iu": raise _bad(name, x, "an integer or an array of integers")
+            return a
+        t, lo, hi = ints(t, "t"), ints(start, "start"), ints(stop, "stop")
+        try: amt = np.asarray(amount, dtype=float)
+        except (TypeError, ValueError): raise _bad("amount", amount, "finite and >= 0 (a number or an array of numbers)") from None
+        try: t, amt, lo, hi = np.broadcast_arrays(t, amt, lo, hi)
+        except ValueError: raise ValueError(f"t, amount, start and stop must broadcast together, got shapes "
+                                            f"{t.shape}, {amt.shape}, {lo.shape}, {hi.shape}") from None
+        if t.ndim > 1: raise ValueError(f"t, amount, start and stop must be scalars or 1-D arrays, they broadcast to shape {t.shape}")
+        t, amt, lo, hi = (np.atleast_1d(x) for x in (t, amt, lo, hi))
+        def first_bad(mask, what):
+            i = int(np.argmax(mask))
+            return ValueError(what(i) + ("" if t.size == 1 else f" (range {i})"))
+        bad = (t < 0) | (t >= self.T)
+        if bad.any(): raise first_bad(bad, lambda i: f"t={t[i]} is not allowed: t must be an integer timestamp in [0, {self.T})")
+        bad = ~np.isfinite(amt) | (amt < 0)
+        if bad.any(): raise first_bad(bad, lambda i: f"amount={amt[i]} is not allowed: amount must be finite and >= 0")
+        rule = f"ranges need 0 <= start <= stop <= n_accounts={self.n_accounts}"
+        bad = lo < 0
+        if bad.any(): raise first_bad(bad, lambda i: f"start={lo[i]} is not allowed: {rule}")
+        bad = hi > self.n_accounts
+        if bad.any(): raise first_bad(bad, lambda i: f"stop={hi[i]} is not allowed: {rule}")
+        bad = lo > hi
+        if bad.any(): raise first_bad(bad, lambda i: f"start={lo[i]} > stop={hi[i]} is not allowed: {rule}")
+        keep = hi > lo  # empty ranges record nothing
+        if not keep.all(): t, amt, lo, hi = t[keep], amt[keep], lo[keep], hi[keep]
+        if t.size == 0: return self
+        self._merged = self._seg = self._expanded = None
+        self._n_spends += int((hi - lo).sum())
+        self._rt.append(t.astype(np.int64)); self._re.append(amt.astype(float))
+        self._rlo.append(lo.astype(np.int64)); self._rhi.append(hi.astype(np.int64))
         return self
 
     def standing(self, amount, start=0, account=0):
@@ -353,6 +406,12 @@ class Ledger:
 
     def entries(self):
         "The merged spends as arrays (account, t, amount) sorted by (account, t), one entry per (account, t)."
+        if not self._rt: return self._explicit_entries()
+        if self._expanded is None: self._expanded = self._expand(*self._segments().entries())
+        return self._expanded
+
+    def _explicit_entries(self):
+        "`entries()` of the spends recorded with account lists (compacts them in place)."
         if not self._a: return (np.zeros(0, np.int64),) * 2 + (np.zeros(0),)
         if self._merged is not None: return self._merged
         st = np.asarray(self._simple)
@@ -379,6 +438,45 @@ class Ledger:
         self._merged = (self._a[0], self._t[0], self._e[0])
         return self._merged
 
+    def _segments(self) -> "Ledger":
+        "The range form's check: one account per segment of accounts with identical spends, standing charge, eps and w."
+        if self._seg is not None: return self._seg
+        if len(self._rt) > 1: self._rt, self._rlo, self._rhi, self._re = ([np.concatenate(x)] for x in (self._rt, self._rlo, self._rhi, self._re))
+        rt, rlo, rhi, re = self._rt[0], self._rlo[0], self._rhi[0], self._re[0]
+        ea, et, ee = self._explicit_entries()  # standing charges always have an entry here (see `standing`)
+        ua = ea[np.r_[True, ea[1:] != ea[:-1]]] if ea.size else ea
+        cuts = [np.array([0, self.n_accounts]), rlo, rhi, ua, ua + 1, np.flatnonzero(self.eps[1:] != self.eps[:-1]) + 1]
+        if self.w is not None: cuts.append(np.flatnonzero(self.w[1:] != self.w[:-1]) + 1)
+        b = np.unique(np.concatenate(cuts))  # segment i = accounts b[i]..b[i+1]-1
+        first = b[:-1]
+        seg = Ledger(self.T, self.eps[first], None if self.w is None else self.w[first], first.size, names=_SegmentNames(self, b), unit=self.unit)
+        seg._standing, seg._standing_from = self._standing[first], self._standing_from[first]
+        s_lo, s_hi = np.searchsorted(b, rlo), np.searchsorted(b, rhi)  # range i covers segments s_lo[i]..s_hi[i]-1
+        k = s_hi - s_lo
+        seg._a = [np.concatenate([np.searchsorted(b, ea), _concat_aranges(s_lo, s_hi)])]
+        seg._t = [np.concatenate([et, np.repeat(rt, k)])]
+        seg._e = [np.concatenate([ee, np.repeat(re, k)])]
+        seg._simple = [-1]
+        self._seg, self._seg_bounds = seg, b
+        return seg
+
+    def _segment_of(self, account) -> int:
+        "The segment holding `account` (-1 below 0, the number of segments from n_accounts on: both hold no spends)."
+        return int(np.searchsorted(self._seg_bounds, account, side="right")) - 1
+
+    def _expand(self, s, *cols):
+        "Per-segment rows (sorted by segment) -> the same rows for every account of the segment, sorted by account."
+        if s.size > 1 and np.any(s[1:] < s[:-1]):
+            order = np.argsort(s, kind="stable"); s, cols = s[order], [c[order] for c in cols]
+        b = self._seg_bounds
+        cnt = np.bincount(s, minlength=b.size - 1)
+        first = np.cumsum(cnt) - cnt
+        has = np.flatnonzero(cnt)
+        acc = _concat_aranges(b[has], b[has + 1])  # every account of a segment with rows
+        rs = np.repeat(has, b[has + 1] - b[has])   # its segment
+        idx = _concat_aranges(first[rs], first[rs] + cnt[rs])
+        return (np.repeat(acc, cnt[rs]),) + tuple(c[idx] for c in cols)
+
     def _distinct_chunks(self) -> bool:
         "True when every chunk lists distinct accounts (O(n) with a scratch array, no sorting)."
         scratch = np.full(self.n_accounts, -1, np.int64)
@@ -402,6 +500,7 @@ class Ledger:
 
     def window_spends(self):
         "For every stored (account, t): the account's spend in the window ending at t (whole stream if w is None)."
+        if self._rt: return self._expand(*self._segments().window_spends())
         if self._merged is None and self._spread_out():
             a, t, e = (np.concatenate(x) for x in (self._a, self._t, self._e))
             return a, t, e + np.where(t >= self._standing_from[a], self._standing[a], 0.0)
@@ -423,6 +522,7 @@ class Ledger:
 
     def check(self):
         "Raise `PrivacyBudgetExceeded` naming the earliest window over budget; else return self."
+        if self._rt: self._segments().check(); return self  # names the segment's first account: the expanded form's choice
         if (self._merged is None and self._a and not np.any(self._standing) and np.all(self.eps == self.eps[0])
                 and max(float(e.max()) for e in self._e) <= self.eps[0] * (1 + REL_TOL) and self._spread_out()):
             return self  # one spend per window, none above the budget
@@ -442,6 +542,7 @@ class Ledger:
 
     def spent_per_timestamp(self, account=None) -> np.ndarray:
         "Spend at each timestamp: one account's, or (None) the largest over accounts."
+        if self._rt: return self._segments().spent_per_timestamp(None if account is None else self._segment_of(account))
         a, t, e = self.entries()
         out = np.zeros(self.T)
         if account is not None: m = a == account; np.add.at(out, t[m], e[m])
@@ -451,6 +552,7 @@ class Ledger:
     def window_use(self, account=None, chunk: int = 256) -> np.ndarray:
         "Fraction of the budget used by the window ending at each t: one account's, or (None) the largest over accounts."
         if self.w is None: raise ValueError("window_use needs a w-event ledger (this one is event-level)")
+        if self._rt: return self._segments().window_use(None if account is None else self._segment_of(account), chunk)
         a, t, e = self.entries()
         accs = np.unique(a) if account is None else np.array([int(account)])
         out = np.zeros(self.T)
@@ -467,6 +569,7 @@ class Ledger:
 
     def max_window_spend(self) -> np.ndarray:
         "Largest window spend of each account (0 where it never spent)."
+        if self._rt: return np.repeat(self._segments().max_window_spend(), np.diff(self._seg_bounds))
         out = np.zeros(self.n_accounts)
         a, t, s = self.window_spends()
         if a.size: np.maximum.at(out, a, s)
@@ -474,7 +577,7 @@ class Ledger:
 
     def __repr__(self):
         wtxt = "event-level" if self.w is None else (f"w={int(self.w[0])}" if np.all(self.w == self.w[0]) else "personalized w")
-        return f"Ledger({self.n_accounts} {self.unit} account(s), T={self.T}, {wtxt}, {sum(map(len, self._a))} spends)"
+        return f"Ledger({self.n_accounts} {self.unit} account(s), T={self.T}, {wtxt}, {self._n_spends} spends)"
 
 # %% ../nbs/00_core.ipynb #0e27608f
 @dataclass
