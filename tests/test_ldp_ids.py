@@ -950,10 +950,10 @@ def _forced(method, how):
 @pytest.mark.parametrize("mode", ["per_user", "aggregate"])
 def test_stepwise_equals_run_exactly(method, fo, mode):
     """Same seed: the step-wise releases, info and ledger are bitwise those of the step loop _run_stepwise (real and
-    forced decisions), which is run itself except for the vectorised aggregate runs of LBU, LSP, LPU."""
+    forced decisions), which is run itself per user (in aggregate mode run is the fast batched form, checked below)."""
     pop = switch_population(73, 31, 4, seed=5)
     s = pop if mode == "per_user" else pop.aggregate()
-    loop_is_run = not (mode == "aggregate" and method in VECTORISED)
+    loop_is_run = mode == "per_user"
     a = mech(method, 1.0, 3, fo, mode)._run_stepwise(s, rng=17)
     b = _stepwise(mech(method, 1.0, 3, fo, mode), s, 17, mode)
     _assert_same_release(a, b); b.check()
@@ -1015,7 +1015,7 @@ def test_stepwise_rejects_bad_input():
     m = mech("LBD", mode="aggregate").start(s.T, s.d, rng=1, N=s.N)
     with pytest.raises(ValueError): m.step(s.counts[0] + 1)
     for x in s.counts: m.step(x)
-    _assert_same_release(m.finish(), run("LBD", s, mode="aggregate", seed=1))
+    _assert_same_release(m.finish(), mech("LBD", mode="aggregate")._run_stepwise(s, rng=1))
 
 def test_stepwise_returned_estimate_is_a_copy_and_restart_is_clean():
     s = small_population(N=40, T=8, d=3, seed=4).aggregate()
@@ -1033,21 +1033,71 @@ def test_stepwise_returned_estimate_is_a_copy_and_restart_is_clean():
 @pytest.mark.parametrize("fo", ["grr", "oue"])
 @pytest.mark.parametrize("d", [2, 5, 33])
 def test_aggregate_hot_path_equals_the_fo_sampler(fo, d):
-    "The unvalidated per-step sampler draws exactly fo.sample_counts + fo.estimate_from_counts for the same generator."
+    "The unvalidated sampler draws exactly fo.sample_counts + fo.estimate_from_counts for the same generator, rows and (T, d) blocks (one binary GRR row: below)."
     from wevent_nb.primitives import get_fo
     for eps in (0.05, 1.0, 3.0):
         f = get_fo(fo, eps, d)
         x = np.random.default_rng(d).multinomial(997, np.full(d, 1 / d))
+        X = np.random.default_rng(d + 1).multinomial(997, np.full(d, 1 / d), size=7)
         sim = L._Sim(997, d, "aggregate", fo, np.random.default_rng(6)); g = np.random.default_rng(6)
         for _ in range(4):
-            np.testing.assert_array_equal(sim.aggregate_estimate(f, x, 997), f.estimate_from_counts(f.sample_counts(x, g), 997))
+            if not (fo == "grr" and d == 2):
+                np.testing.assert_array_equal(sim.aggregate_estimate(f, x, 997), f.estimate_from_counts(f.sample_counts(x, g), 997))
+            np.testing.assert_array_equal(sim.aggregate_estimate(f, X, 997), f.estimate_from_counts(f.sample_counts(X, g), 997))
+            n = np.arange(990, 997)
+            np.testing.assert_array_equal(sim.aggregate_estimate(f, X - (997 - n)[:, None] * np.eye(d, dtype=int)[0], n),
+                                          f.estimate_from_counts(f.sample_counts(X - (997 - n)[:, None] * np.eye(d, dtype=int)[0], g), n))
+
+@pytest.mark.parametrize("eps", [0.05, 1.0, 3.0])
+def test_binary_grr_row_sampler_law(eps):
+    "One binary GRR row (two scalar binomials): unbiased, with the per-bin variance of Eq. (2), within 5 SE over 20,000 draws."
+    from wevent_nb.primitives import get_fo
+    f, x, n, R = get_fo("grr", eps, 2), np.array([700, 300]), 1000, 20_000
+    sim = L._Sim(n, 2, "aggregate", "grr", np.random.default_rng(int(eps * 100)))
+    est = np.array([sim.aggregate_estimate(f, x, n) for _ in range(R)])
+    np.testing.assert_allclose(est.sum(1), 1.0, atol=1e-12)
+    var = Vx(eps, n, 2)                                  # d = 2: every bin has the same variance, V
+    assert abs(est[:, 0].mean() - 0.7) < SE_K * math.sqrt(var / R)
+    assert abs(est[:, 0].var(ddof=1) / var - 1) < SE_K * math.sqrt(2 / (R - 1))
 
 
-# ----------------------------------------------------------------------------------------------- vectorised aggregate runs
-VECTORISED = ("LBU", "LSP", "LPU")
+# ----------------------------------------------------------------------------------------------- the fast aggregate runs
+VECTORISED = ("LBU", "LSP", "LPU")             # data-independent: every part of the release but the estimates is deterministic
 
-def test_vectorised_flag_only_on_data_independent_methods():
-    assert {m for m in METHODS if type(mech(m)).vectorised} == set(VECTORISED)
+def test_fast_aggregate_run_never_steps():
+    "run() in aggregate mode is the batched form for all seven methods: it never goes through the per-step _step_t."
+    s = small_population(N=80, T=15, d=3, seed=1).aggregate()
+    for m in METHODS:
+        cls = type(mech(m))
+        Spy = type("Spy" + m, (cls,), {"_step_t": lambda self, t: (_ for _ in ()).throw(AssertionError("stepped"))})
+        Spy(1.0, 3, mode="aggregate").run(s, rng=0).check()
+        with pytest.raises(AssertionError, match="stepped"): Spy(1.0, 3, mode="aggregate")._run_stepwise(s, rng=0)
+
+@pytest.mark.parametrize("method", ADAPTIVE)
+@pytest.mark.parametrize("how", ["always", "random", "periodic"])
+def test_fast_run_equals_the_step_loop_given_the_decisions(method, how):
+    """With the decisions forced, every deterministic part of the fast aggregate run equals the step loop's: decisions,
+    budgets, user counts, err, units, the reporting users (U1, U2) and every ledger entry; only the draws differ."""
+    s = switch_population(97, 37, 4, seed=3).aggregate()
+    for w in (1, 3, 7):
+        def make():
+            r = np.random.default_rng(7)
+            dec = {"always": lambda self, t, dis, err: True, "random": lambda self, t, dis, err: bool(r.random() < 0.5),
+                   "periodic": lambda self, t, dis, err: t % 3 == 0}[how]
+            return type(f"{method}_{how}", (type(mech(method)),), {"_decide": dec})(1.0, w, mode="aggregate")
+        a, b = make().run(s, rng=1).check(), make()._run_stepwise(s, rng=2).check()
+        np.testing.assert_array_equal(a.published, b.published)
+        assert sorted(a.info) == sorted(b.info)
+        for k, v in a.info.items():
+            if k == "dis": continue                          # M1's draws differ
+            if isinstance(v, list): assert all((x is None and y is None) or np.array_equal(x, y) for x, y in zip(v, b.info[k], strict=True)), k
+            elif isinstance(v, np.ndarray): np.testing.assert_array_equal(v, b.info[k], err_msg=k)
+            else: assert v == b.info[k], k
+        for x, y in zip(a.ledger.entries(), b.ledger.entries()): np.testing.assert_array_equal(x, y)
+        pub = np.flatnonzero(a.published)                    # copies in between publications, bitwise
+        idx = np.maximum.accumulate(np.where(a.published, np.arange(s.T), -1))
+        np.testing.assert_array_equal(a.estimates[idx >= 0], a.estimates[idx[idx >= 0]])
+        assert np.all(a.estimates[idx < 0] == 0) and pub.size > 0
 
 @pytest.mark.parametrize("method", VECTORISED)
 @pytest.mark.parametrize("fo", ["grr", "oue"])
@@ -1075,10 +1125,10 @@ def test_vectorised_run_deterministic_parts_equal_the_step_loop(method, fo):
             idx = np.arange(s.T)
             np.testing.assert_array_equal(a.estimates, a.estimates[(idx // w) * w])
 
-@pytest.mark.parametrize("method", VECTORISED)
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("fo", ["grr", "oue"])
-def test_vectorised_run_same_distribution_as_the_step_loop(method, fo):
-    "30 seeds each: the mean and the spread of the run's MSE agree within 5 standard errors."
+def test_fast_run_same_distribution_as_the_step_loop(method, fo):
+    "30 seeds each: the mean and the spread of the run's MSE, and the mean number of publications, agree within 5 standard errors."
     s = markov_population(1500, 41, 5, stay=0.9, drift=0.2, rng=4, aggregate=True)
     R, c = 30, s.frequencies
     x = np.array([np.mean((run(method, s, eps=1.0, w=4, fo=fo, mode="aggregate", seed=i).estimates - c) ** 2) for i in range(R)])
@@ -1086,8 +1136,32 @@ def test_vectorised_run_same_distribution_as_the_step_loop(method, fo):
     se = math.sqrt(x.var(ddof=1) / R + y.var(ddof=1) / R)
     assert abs(x.mean() - y.mean()) < SE_K * se, (x.mean(), y.mean(), se)
     assert abs(math.log(x.std(ddof=1) / y.std(ddof=1))) < SE_K * math.sqrt(1 / (R - 1)), (x.std(), y.std())
+    if method in ADAPTIVE:
+        px = np.array([run(method, s, eps=1.0, w=4, fo=fo, mode="aggregate", seed=i).published.sum() for i in range(R)])
+        py = np.array([mech(method, 1.0, 4, fo, "aggregate")._run_stepwise(s, rng=500 + i).published.sum() for i in range(R)])
+        sp = math.sqrt(px.var(ddof=1) / R + py.var(ddof=1) / R) + 1e-9
+        assert 0 < px.mean() < s.T and abs(px.mean() - py.mean()) < SE_K * sp, (px.mean(), py.mean(), sp)
     # and both match the closed-form level of the method's error (LBU: V(eps/w, N); LPU: >= V(eps, N/w))
     if method == "LBU": assert abs(x.mean() - Vx(1.0 / 4, 1500, 5, fo)) < SE_K * x.std(ddof=1) / math.sqrt(R)
+
+def test_aggregate_users_come_back_lifo():
+    """Aggregate mode labels users in blocks and hands out the users who came back last first, so a recycling bug
+    surfaces at once: from t = w on, U1[t] is exactly U1[t - w] (it came back at the end of step t - 1)."""
+    s = switch_population(300, 40, 2, seed=0).aggregate()
+    for name in ("LPD", "LPA"):
+        for w in (1, 2, 5):
+            r = _forced(name, "always")(1.0, w, mode="aggregate").run(s, rng=0).check()
+            U1 = r.info["U1"]
+            assert all(isinstance(u, L.IdRanges) for u in U1)
+            for t in range(w, s.T): np.testing.assert_array_equal(np.sort(np.asarray(U1[t])), np.sort(np.asarray(U1[t - w])))
+
+def test_id_ranges():
+    u = L.IdRanges([(5, 8), (0, 2)])
+    assert u.size == len(u) == 5 and repr(u) == "IdRanges(5..7, 0..1)"
+    np.testing.assert_array_equal(np.asarray(u), [5, 6, 7, 0, 1]); assert np.asarray(u, dtype=np.int32).dtype == np.int32
+    assert u == np.array([5, 6, 7, 0, 1]) and not (u == np.array([5, 6, 7, 0]))
+    assert np.asarray(L.IdRanges([])).size == 0 and L.IdRanges([]).size == 0
+    assert np.intersect1d(u, L.IdRanges([(1, 6)])).tolist() == [1, 5]
 
 def test_vectorised_run_validates_before_computing():
     tiny = small_population(N=4, T=6, d=3, seed=0).aggregate()

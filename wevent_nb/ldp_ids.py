@@ -6,7 +6,7 @@ Docs: https://wevent-nb.github.io/wevent_nb/ldp_ids.html.md"""
 
 # %% ../nbs/10_ldp_ids.ipynb #9781af4c
 from __future__ import annotations
-import math
+import math, itertools
 import numpy as np
 from .core import (Mechanism, Release, Ledger, REL_TOL, CategoricalPopulation, CategoricalAggregate,
                             register, as_rng, check_eps, check_w, check_int, check_array, check_counts, check_categories)
@@ -14,9 +14,9 @@ from .primitives import get_fo, fo_mean_variance, GRR, OUE
 
 # %% auto #0
 __all__ = ['LDP_IDS_FOS', 'LDP_IDS_MODES', 'TABLE2', 'TABLE2_TOL', 'V', 'dissimilarity', 'mv_hypergeometric', 'sample_available',
-           'LDPIDSMechanism', 'LBU', 'LSP', 'LBD', 'LBA', 'LPU', 'LPD', 'LPA', 'mse_lbu', 'mse_lpu', 'mse_lsp',
-           'mse_window_sum', 'cfpu_theory', 'mre_metric', 'cfpu_metric', 'cfpu_fullwin_metric', 'event_series',
-           'auc_metric']
+           'IdRanges', 'LDPIDSMechanism', 'LBU', 'LSP', 'LBD', 'LBA', 'LPU', 'LPD', 'LPA', 'mse_lbu', 'mse_lpu',
+           'mse_lsp', 'mse_window_sum', 'cfpu_theory', 'mre_metric', 'cfpu_metric', 'cfpu_fullwin_metric',
+           'event_series', 'auc_metric']
 
 # %% ../nbs/10_ldp_ids.ipynb #30f57f28
 LDP_IDS_FOS = ("grr", "oue", "adaptive")
@@ -54,6 +54,11 @@ def mv_hypergeometric(colors, n, rng=None) -> np.ndarray:
     c = np.asarray(colors, np.int64)
     if c.ndim == 1:
         k = int(n)
+        if c.size == 2:                                   # two colours: one hypergeometric draw (binary streams' hot path)
+            good, bad = int(c[0]), int(c[1])
+            assert 0 <= k <= good + bad, f"cannot draw {k} users from a pool of {good + bad}"
+            a = int(rng.hypergeometric(good, bad, k))
+            return np.array([a, k - a])
         assert 0 <= k <= c.sum(), f"cannot draw {k} users from a pool of {int(c.sum())}"
         return rng.multivariate_hypergeometric(c, k, method="marginals").astype(np.int64)
     m = np.broadcast_to(np.asarray(n, np.int64), c.shape[:1]).copy()
@@ -92,72 +97,115 @@ def sample_available(avail: np.ndarray, k: int, rng, n_avail: int | None = None,
     return ids.astype(np.int64, copy=False)
 
 # %% ../nbs/10_ldp_ids.ipynb #7807bd6e
+class IdRanges:
+    "Users given as id blocks [lo, hi) (aggregate mode labels users in blocks); `np.asarray` gives the ids."
+    __slots__ = ("ranges", "size")
+    def __init__(self, ranges, size=None):
+        self.ranges = ranges if type(ranges) is list else list(ranges)
+        self.size = sum(hi - lo for lo, hi in self.ranges) if size is None else size
+    def __len__(self): return self.size
+    def __array__(self, dtype=None, copy=None):
+        ids = np.concatenate([np.arange(lo, hi) for lo, hi in self.ranges]) if self.ranges else np.zeros(0, np.int64)
+        return ids if dtype is None else ids.astype(dtype)
+    def __eq__(self, other): return np.array_equal(np.asarray(self), np.asarray(other))
+    def __repr__(self): return f"IdRanges({', '.join(f'{lo}..{hi - 1}' for lo, hi in self.ranges)})"
+
 class _Sim:
     "One run's simulation state: the current timestamp's data (per-user values or true counts), the FO, the pool of available users."
     def __init__(self, N, d, mode, fo, rng):
         self.mode, self.fo_name, self.rng = mode, fo, rng   # mode None: resolved by the first step (mode="auto")
         self.N, self.d = N, d
-        self.x = None                                       # per_user: the N users' values at t; aggregate: the d true counts
-        self._fos = {}
-        self.all_ids = np.arange(N)
-        self.avail, self.n_avail = np.ones(N, bool), N
-        self._scratch = np.zeros(N, np.int64)
-        self._comp_t, self._comp, self._stack = -1, None, None
+        self.x, self.t = None, -1                           # per_user: the N users' values at t; aggregate: the d true counts
+        self.rows = self.H1 = None                          # aggregate fast run: all true counts (T, d), M1 users' counts (T, d)
+        self._fos, self._V = {}, {}
+        self.n_avail = N
+        self._avail = self._scratch = None                  # per_user pool: availability mask (made on first use)
+        self._stack = [(0, N)]                              # aggregate pool: a LIFO stack of id blocks
+        self._left_t, self._left = -1, None                 # aggregate: true counts of the users not drawn yet at t
         self._uniform = np.full(d, 1.0 / d)
+
+    @property
+    def all_ids(self) -> np.ndarray: return np.arange(self.N)
 
     def fo(self, eps):
         f = self._fos.get(eps)
         if f is None: f = self._fos[eps] = get_fo(self.fo_name, eps, self.d)
         return f
 
-    def V(self, eps, n): return fo_mean_variance(self.fo_name, eps, n, self.d)
+    def V(self, eps, n) -> float:
+        "V(eps, n) of the FO in use, as a Python float (scalar closed forms of `primitives.fo_mean_variance`; +inf if n <= 0 or eps <= 0)."
+        if n <= 0 or eps <= 0: return math.inf
+        d, name = self.d, self.fo_name
+        if name == "adaptive": name = "grr" if d < 3 * math.exp(eps) + 2 else "oue"
+        e, em1 = math.exp(eps), math.expm1(eps)
+        if name == "grr": return (d - 2 + e) / (n * em1 * em1) + (d - 2) / (d * n * em1)
+        return 4 * e / (n * em1 * em1) + 1 / (d * n)
+
+    def row(self) -> np.ndarray:
+        "The true counts (aggregate) or values (per_user) at the current timestamp."
+        return self.x if self.rows is None else self.rows[self.t]
 
     def all_users(self, eps) -> np.ndarray:
         "Estimate (d,) from the reports of all N users at the current timestamp, budget eps."
         fo = self.fo(eps)
         if self.mode == "per_user": return fo.estimate(fo.perturb(self.x, self.rng))
-        return self.aggregate_estimate(fo, self.x, self.N)
+        return self.aggregate_estimate(fo, self.row(), self.N)
 
     def aggregate_estimate(self, fo, counts, n) -> np.ndarray:
-        "fo.estimate_from_counts(fo.sample_counts(counts, rng), n) without re-validating (the per-step hot path; same draws)."
+        "fo.estimate_from_counts(fo.sample_counts(counts, rng), n) in law, without re-validating: (d,) or (T, d) counts, n scalar or (T,) (the same draws, but for one binary GRR row)."
         rng, p, q = self.rng, fo.p, fo.q
+        counts = np.asarray(counts)
+        nn = n if np.ndim(n) == 0 else np.asarray(n)[:, None]
         if isinstance(fo, GRR):
+            if counts.ndim == 1 and self.d == 2:              # binary: reports of 0 = kept 0s + flipped 1s (two scalar draws)
+                c0 = int(rng.binomial(int(counts[0]), p)) + int(rng.binomial(int(counts[1]), q))
+                return np.array([(c0 / n - q) / (p - q), ((n - c0) / n - q) / (p - q)])
             stay = rng.binomial(counts, 1.0 - self.d * q)
-            c = stay + rng.multinomial(n - stay.sum(), self._uniform)
-        elif isinstance(fo, OUE): c = rng.binomial(counts, p) + rng.binomial(n - counts, q)
+            c = stay + rng.multinomial(np.asarray(n) - stay.sum(-1), self._uniform)
+        elif isinstance(fo, OUE): c = rng.binomial(counts, p) + rng.binomial(nn - counts, q)
         else: return fo.estimate_from_counts(fo.sample_counts(counts, rng), n)
-        return (c / n - q) / (p - q)
+        return (c / nn - q) / (p - q)
 
-    def take(self, t, k):
-        "Sample k users from the pool at t and remove them: (ids, their true-value counts in aggregate mode, else None)."
-        hist = None
+    def take(self, k, draw=True):
+        "Sample k users from the pool at the current timestamp and remove them: (ids, their true counts in aggregate mode if `draw`, else None)."
+        assert 0 <= k <= self.n_avail, f"asked for {k} users but only {self.n_avail} are available"
         if self.mode == "per_user":
-            ids = sample_available(self.avail, k, self.rng, self.n_avail, self._scratch)
-        else:
-            assert 0 <= k <= self.n_avail, f"asked for {k} users but only {self.n_avail} are available"
-            if self._stack is None: self._stack = self.rng.permutation(self.N)   # random labels, then LIFO
-            ids = self._stack[self.n_avail - k:self.n_avail].copy()
-            self.avail[ids] = False
-            if self._comp_t != t:
-                self._comp, self._comp_t = mv_hypergeometric(self.x, self.n_avail, self.rng), t
-            hist = mv_hypergeometric(self._comp, k, self.rng)
-            self._comp = self._comp - hist
+            if self._avail is None: self._avail, self._scratch = np.ones(self.N, bool), np.zeros(self.N, np.int64)
+            ids = sample_available(self._avail, k, self.rng, self.n_avail, self._scratch)
+            self.n_avail -= k
+            return ids, None
+        out, st, n = [], self._stack, k                     # LIFO: the users who came back last leave first
         self.n_avail -= k
-        return ids, hist
+        while k:
+            lo, hi = st[-1]
+            if hi - lo <= k: st.pop(); out.append((lo, hi)); k -= hi - lo
+            else: st[-1] = (lo, hi - k); out.append((hi - k, hi)); k = 0
+        return IdRanges(out, n), (self.draw_counts(n) if draw else None)
+
+    def draw_counts(self, k) -> np.ndarray:
+        "True-value counts of k users drawn without replacement from those not drawn yet at the current timestamp (exchangeable users)."
+        if self._left_t != self.t:
+            self._left_t = self.t
+            self._left = self.row() if self.H1 is None else self.rows[self.t] - self.H1[self.t]
+        h = mv_hypergeometric(self._left, k, self.rng)
+        self._left = self._left - h
+        return h
 
     def give_back(self, ids):
-        "Recycle users into the pool (asserts they were out of it)."
-        if ids is None or ids.size == 0: return
-        assert not self.avail[ids].any(), "recycling a user who is already available"
-        self.avail[ids] = True
-        if self.mode == "aggregate": self._stack[self.n_avail:self.n_avail + ids.size] = ids
-        self.n_avail += ids.size; self._comp_t = -1
+        "Recycle users into the pool."
+        if ids is None: return
+        if self.mode == "per_user":
+            if ids.size == 0: return
+            assert not self._avail[ids].any(), "recycling a user who is already available"
+            self._avail[ids] = True
+        else: self._stack.extend(reversed(ids.ranges))
+        self.n_avail += ids.size
 
     def report(self, ids, hist, eps) -> np.ndarray:
         "Estimate (d,) from the reports of the users `ids` (true counts `hist` in aggregate mode) at the current timestamp, budget eps."
         fo = self.fo(eps)
         if self.mode == "per_user": return fo.estimate(fo.perturb(self.x[ids], self.rng))
-        return self.aggregate_estimate(fo, hist, int(hist.sum()))
+        return self.aggregate_estimate(fo, hist, ids.size)
 
 def _info(T, budget, population):
     info = dict(decision=np.full(T, "approx", dtype="<U9"), dis=np.full(T, np.nan), err=np.full(T, np.nan),
@@ -216,6 +264,7 @@ class LDPIDSMechanism(Mechanism):
         self._T, self._t = T, 0
         self._est, self._prev = np.zeros((T, d)), np.zeros(d)
         self._info = _info(T, self.budget_division, self.population_division)
+        self._blocks = []                # aggregate mode: (t, IdRanges) of every report, booked at the end
         self._begin()
         return self
 
@@ -247,7 +296,7 @@ class LDPIDSMechanism(Mechanism):
 
     def _step(self, x):
         t = self._t
-        self._sim.x = x
+        self._sim.x, self._sim.t = x, t
         self._step_t(t)
         self._est[t] = self._prev
         self._t += 1
@@ -258,11 +307,10 @@ class LDPIDSMechanism(Mechanism):
         if self._sim is None: raise ValueError("finish() before start(): call start(T, d, rng, N) first")
         if self._t != self._T: raise ValueError(f"finish() after {self._t} of T={self._T} timestamps: step the rest first")
         ledger, info = self._end(), self._info
+        if self._blocks: self._book_blocks(ledger)
         info.update(mode=self._sim.mode, N=self._sim.N)
         self._sim = None
         return Release(self._est, info["decision"] == "publish", ledger, self.name, self.params, info)
-
-    vectorised = False   # True: run() in aggregate mode draws all timestamps at once (_run_rows; LBU, LSP, LPU)
 
     def _prepare(self, stream, rng):
         s = self.check_stream(stream)
@@ -272,16 +320,17 @@ class LDPIDSMechanism(Mechanism):
         return s, mode
 
     def run(self, stream, rng=None) -> Release:
-        "Release the whole stream (the step-wise loop; vectorised in aggregate mode for LBU/LSP/LPU); errors come before any computation."
+        "Release the whole stream: the step-wise loop per user, the fast batched form in aggregate mode; errors come before any computation."
         s, mode = self._prepare(stream, rng)
-        if mode == "aggregate" and self.vectorised:
-            self._run_rows(np.asarray(s.counts).astype(np.int64, copy=False)); self._t = s.T
+        if mode == "aggregate":
+            self._sim.rows = np.asarray(s.counts).astype(np.int64, copy=False)
+            self._run_aggregate(self._sim.rows); self._t = s.T
             self._prev = self._est[-1].copy()
             return self.finish()
         return self._loop(s, mode)
 
     def _run_stepwise(self, stream, rng=None) -> Release:
-        "run() through the step loop in every mode (the reference of the vectorised aggregate path: same law, other draw order)."
+        "run() through the step loop in every mode (the reference of the fast aggregate run: same law, other draw order)."
         s, mode = self._prepare(stream, rng)
         return self._loop(s, mode)
 
@@ -290,8 +339,39 @@ class LDPIDSMechanism(Mechanism):
         for x in rows: self._step(x)
         return self.finish()
 
+    def _scan(self, C1, V1, body, block=16):
+        "The fast aggregate loop: body(t, dis) at every t, dis of Eq. (4) from the bulk M1 estimates C1 (T, d) against the last release."
+        sim, T, d = self._sim, self._T, self._sim.d
+        P, prev = [np.zeros(d)], self._prev
+        pl, rows, end = prev.tolist(), (C1.tolist() if d == 2 else None), 0
+        for t in range(T):
+            if rows is not None:                            # binary: plain floats
+                c = rows[t]; a, b = c[0] - pl[0], c[1] - pl[1]; dis = 0.5 * (a * a + b * b) - V1
+            else:                                           # a block of timestamps per numpy call, until the next publication
+                if t >= end:
+                    base, end = t, min(T, t + block)
+                    D = (np.square(C1[t:end] - prev).mean(1) - V1).tolist()
+                dis = D[t - base]
+            sim.t = t
+            body(t, dis)
+            if self._prev is not prev: prev = self._prev; P.append(prev); pl = prev.tolist(); end = 0
+        self._est[:] = np.asarray(P)[np.cumsum(self._info["decision"] == "publish")]
+
+    def _book(self, t, ids):
+        "Ledger entry: the users `ids` report with eps at t (aggregate mode: their id blocks, booked at the end)."
+        if ids is None: return
+        if isinstance(ids, IdRanges): self._blocks.append((t, ids))
+        else: self._led.spend(t, self.eps, ids)
+
+    def _book_blocks(self, ledger):
+        "Book every (t, IdRanges) report of the run as one vectorised range spend."
+        n = [len(ids.ranges) for _, ids in self._blocks]
+        lohi = np.fromiter(itertools.chain.from_iterable(itertools.chain.from_iterable(ids.ranges for _, ids in self._blocks)), np.int64, 2 * sum(n))
+        t = np.repeat(np.fromiter((t for t, _ in self._blocks), np.int64, len(n)), n)
+        ledger.spend_ranges(t, self.eps, lohi[0::2], lohi[1::2])
+
     def _begin(self): pass
-    def _run_rows(self, counts): raise NotImplementedError
+    def _run_aggregate(self, counts): raise NotImplementedError
     def _step_t(self, t): raise NotImplementedError
     def _end(self): raise NotImplementedError
 
@@ -308,12 +388,11 @@ class LBU(LDPIDSMechanism):
     def _begin(self):
         i = self._info
         i["decision"][:] = "publish"; i["eps2"][:] = self.eps / self.w; i["n_reports"][:] = self._sim.N
-    vectorised = True
     def _step_t(self, t): self._prev = self._sim.all_users(self.eps / self.w)
-    def _run_rows(self, counts):
-        "Aggregate mode, all T timestamps at once: one sample_counts on the (T, d) true counts at eps/w, one estimate."
-        sim = self._sim; fo = sim.fo(self.eps / self.w)
-        self._est[:] = fo.estimate_from_counts(fo.sample_counts(counts, sim.rng), sim.N)
+    def _run_aggregate(self, counts):
+        "All T timestamps at once: one exact draw of the (T, d) report counts at eps/w, one estimate."
+        sim = self._sim
+        self._est[:] = sim.aggregate_estimate(sim.fo(self.eps / self.w), counts, sim.N)
     def _end(self): return self._budget_ledger(self._T, self._info["eps1"] + self._info["eps2"])
 
 @register
@@ -323,21 +402,27 @@ class LSP(LDPIDSMechanism):
     summary = "LDP-IDS sampling: all users report with eps once per window, copy in between"
     def _begin(self):
         self._led, self._U2 = Ledger.users(self._T, self._sim.N, self.eps, self.w), [None] * self._T
+        self._everyone = None
+    def _all(self):
+        "All N users: their ids (per_user) or one block (aggregate)."
+        sim = self._sim
+        if self._everyone is None: self._everyone = sim.all_ids if sim.mode == "per_user" else IdRanges([(0, sim.N)])
+        return self._everyone
     def _step_t(self, t):
         if t % self.w: return
         sim, i = self._sim, self._info
         self._prev = sim.all_users(self.eps)
         i["decision"][t] = "publish"; i["eps2"][t] = self.eps; i["n2"][t] = sim.N; i["n_reports"][t] = sim.N
-        self._led.spend(t, self.eps, sim.all_ids); self._U2[t] = sim.all_ids
-    vectorised = True
-    def _run_rows(self, counts):
-        "Aggregate mode at once: the rows t % w == 0 sampled in one call at eps, copies elsewhere; the same info and ledger entries."
+        self._led.spend_ranges(t, self.eps, 0, sim.N); self._U2[t] = self._all()
+    def _run_aggregate(self, counts):
+        "The rows t % w == 0 drawn in one call at eps, copies elsewhere; the same info and ledger entries as the step loop."
         sim, i, T = self._sim, self._info, self._T
-        pub = np.arange(0, T, self.w); fo = sim.fo(self.eps)
-        est = fo.estimate_from_counts(fo.sample_counts(counts[pub], sim.rng), sim.N)
+        pub = np.arange(0, T, self.w)
+        est = sim.aggregate_estimate(sim.fo(self.eps), counts[pub], sim.N)
         self._est[:] = est[np.arange(T) // self.w]
         i["decision"][pub] = "publish"; i["eps2"][pub] = self.eps; i["n2"][pub] = sim.N; i["n_reports"][pub] = sim.N
-        for t in pub: self._led.spend(t, self.eps, sim.all_ids); self._U2[t] = sim.all_ids
+        self._led.spend_ranges(pub, self.eps, 0, sim.N)
+        for t in pub: self._U2[t] = self._all()
     def _end(self):
         self._info["U1"], self._info["U2"] = [None] * self._T, self._U2
         return self._led
@@ -349,11 +434,20 @@ class _BudgetAdaptive(LDPIDSMechanism):
         sim = self._sim
         self._e1 = self.eps / (2 * self.w); self._V1 = sim.V(self._e1, sim.N)
         self._info["eps1"][:] = self._e1; self._info["n_reports"][:] = sim.N
-    def _dissimilarity(self, t) -> float:
-        "All users report with eps/(2w); dis of Eq. (4) against the last release."
+        self._e2 = [0.0] * self._T                                   # eps2 as Python floats: the window sums of both forms
+    def _step_t(self, t):
+        "All users report with eps/(2w); dis of Eq. (4) against the last release; then the method's decision."
         c1 = self._sim.all_users(self._e1)
-        self._info["dis"][t] = dis = float(np.mean((c1 - self._prev) ** 2)) - self._V1
-        return dis
+        self._adapt(t, float(np.mean((c1 - self._prev) ** 2)) - self._V1)
+    def _run_aggregate(self, counts):
+        "M1 for every t in one draw (it does not depend on the decisions), then the decisions in time order."
+        sim = self._sim
+        C1 = sim.aggregate_estimate(sim.fo(self._e1), counts, sim.N)
+        self._scan(C1, self._V1, self._adapt)
+    def _publish(self, t, e2):
+        info = self._info
+        self._prev = self._sim.all_users(e2); self._e2[t] = info["eps2"][t] = e2
+        info["decision"][t] = "publish"; info["n_reports"][t] += self._sim.N
     def _end(self): return self._budget_ledger(self._T, self._info["eps1"] + self._info["eps2"])
 
 @register
@@ -364,13 +458,12 @@ class LBD(_BudgetAdaptive):
     def _remaining(self, spent_in_window) -> float:
         "eps_rm = eps/2 - publication budget spent in the last w-1 timestamps (Alg. 1 line 7)."
         return self.eps / 2 - spent_in_window
-    def _step_t(self, t):
-        sim, info, N = self._sim, self._info, self._sim.N
-        dis = self._dissimilarity(t)
-        e2 = self._remaining(float(info["eps2"][max(0, t - self.w + 1):t].sum())) / 2
-        info["err"][t] = err = sim.V(e2, N) if e2 > 0 else math.inf
-        if self._decide(t, dis, err):
-            self._prev = sim.all_users(e2); info["eps2"][t] = e2; info["decision"][t] = "publish"; info["n_reports"][t] += N
+    def _adapt(self, t, dis):
+        info = self._info
+        info["dis"][t] = dis
+        e2 = self._remaining(sum(self._e2[max(0, t - self.w + 1):t])) / 2
+        info["err"][t] = err = self._sim.V(e2, self._sim.N) if e2 > 0 else math.inf
+        if self._decide(t, dis, err): self._publish(t, e2)
 
 @register
 class LBA(_BudgetAdaptive):
@@ -379,20 +472,18 @@ class LBA(_BudgetAdaptive):
     summary = "LDP-IDS budget absorption: absorb skipped budget units, nullify the following timestamps"
     def _begin(self):
         super()._begin()
-        self._Vk = self._sim.V(self._e1 * np.arange(1, self.w + 1), self._sim.N)   # err for k = 1..w units
+        self._Vk = [self._sim.V(self._e1 * k, self._sim.N) for k in range(1, self.w + 1)]   # err for k = 1..w units
         self._info["units"] = np.zeros(self._T, np.int64)
         self._l, self._kl = 0, 0                                                     # last publication (1-based) and its units
-    def _step_t(self, i):
-        sim, info, t = self._sim, self._info, i + 1
-        dis = self._dissimilarity(i)
+    def _adapt(self, i, dis):
+        info, t = self._info, i + 1
+        info["dis"][i] = dis
         tN = self._kl - 1
         if t - self._l <= tN: info["decision"][i] = "nullified"; return
         k = min(t - (self._l + tN), self.w)
-        info["err"][i] = err = float(self._Vk[k - 1])
+        info["err"][i] = err = self._Vk[k - 1]
         if self._decide(i, dis, err):
-            e2 = k * self._e1
-            self._prev = sim.all_users(e2); info["eps2"][i] = e2; info["units"][i] = k; info["decision"][i] = "publish"
-            info["n_reports"][i] += sim.N; self._l, self._kl = t, k
+            self._publish(i, k * self._e1); info["units"][i] = k; self._l, self._kl = t, k
 
 # %% ../nbs/10_ldp_ids.ipynb #73d0be6e
 @register
@@ -403,26 +494,36 @@ class LPU(LDPIDSMechanism):
     def min_users(self): return self.w, f"LPU splits the users into w={self.w} non-empty groups, so it needs N >= w"
     def _begin(self):
         sim = self._sim
-        self._groups = np.array_split(sim.rng.permutation(sim.N), self.w)
         self._led = Ledger.users(self._T, sim.N, self.eps, self.w)
+        self._groups = None
+    def _partition(self):
+        "The w groups (sizes ceil/floor of N/w): a random partition per user; contiguous id blocks in aggregate mode (exchangeable users)."
+        sim = self._sim
+        if self._groups is None:
+            if sim.mode == "per_user": self._groups = np.array_split(sim.rng.permutation(sim.N), self.w)
+            else:
+                b = np.cumsum([0] + [len(g) for g in np.array_split(np.arange(sim.N), self.w)])
+                self._groups = [IdRanges([(int(b[g]), int(b[g + 1]))]) for g in range(self.w)]
+        return self._groups
     def _step_t(self, t):
-        sim, ids = self._sim, self._groups[t % self.w]
+        sim, ids = self._sim, self._partition()[t % self.w]
         n = ids.size
         hist = None if sim.mode == "per_user" else mv_hypergeometric(sim.x, n, sim.rng)
         self._prev = sim.report(ids, hist, self.eps)
         i = self._info; i["decision"][t] = "publish"; i["n2"][t] = n; i["n_reports"][t] = n
-        self._led.spend(t, self.eps, ids)
-    vectorised = True
-    def _run_rows(self, counts):
-        "Aggregate mode at once: the groups' true counts as one (T, d) hypergeometric draw (sizes fixed by the partition), one sample_counts, one estimate."
-        sim, i, T = self._sim, self._info, self._T
-        n = np.array([g.size for g in self._groups], np.int64)[np.arange(T) % self.w]
-        hist = mv_hypergeometric(counts, n, sim.rng); fo = sim.fo(self.eps)
-        self._est[:] = fo.estimate_from_counts(fo.sample_counts(hist, sim.rng), n)
+        self._book(t, ids)
+    def _run_aggregate(self, counts):
+        "The groups' true counts as one (T, d) hypergeometric draw (sizes fixed by the partition), one report draw, one estimate."
+        sim, i, T, groups = self._sim, self._info, self._T, self._partition()
+        n = np.array([g.size for g in groups], np.int64)[np.arange(T) % self.w]
+        hist = mv_hypergeometric(counts, n, sim.rng)
+        self._est[:] = sim.aggregate_estimate(sim.fo(self.eps), hist, n)
         i["decision"][:] = "publish"; i["n2"][:] = n; i["n_reports"][:] = n
-        for t in range(T): self._led.spend(t, self.eps, self._groups[t % self.w])
+        lo = np.array([g.ranges[0][0] for g in groups]); hi = np.array([g.ranges[0][1] for g in groups])
+        self._led.spend_ranges(np.arange(T), self.eps, lo[np.arange(T) % self.w], hi[np.arange(T) % self.w])
     def _end(self):
-        self._info["U1"], self._info["U2"] = [None] * self._T, [self._groups[t % self.w] for t in range(self._T)]
+        g = self._partition()
+        self._info["U1"], self._info["U2"] = [None] * self._T, [g[t % self.w] for t in range(self._T)]
         return self._led
 
 # %% ../nbs/10_ldp_ids.ipynb #3ec7b3d0
@@ -433,34 +534,46 @@ class _PopulationAdaptive(LDPIDSMechanism):
     def _returning(self, t) -> int:
         "The timestamp whose users return to the pool at the end of step t (Alg. 3 line 19: t - w + 1)."
         return t - self.w + 1
-    def _publication_size(self, t, n2, state) -> int:
+    def _publication_size(self, t, state) -> int | None:
+        "Publication users at t: None if nullified, 0 if none can publish."
         raise NotImplementedError
+    def _published(self, t, npp, state): pass
     def _begin(self):
         sim, T = self._sim, self._T
         self._n1 = n1 = sim.N // (2 * self.w)
         self._V1 = sim.V(self.eps, n1)
         self._U1, self._U2 = [None] * T, [None] * T
         self._led = Ledger.users(T, sim.N, self.eps, self.w)
+        self._n2 = [0] * T                                              # n2 as Python ints (window sums)
         self._state, self._Vcache = dict(l=0, kl=0, n1=n1, half=sim.N // 2), {}
     def _step_t(self, t):
+        ids1, h1 = self._sim.take(self._n1)
+        c1 = self._sim.report(ids1, h1, self.eps)
+        self._adapt(t, float(np.mean((c1 - self._prev) ** 2)) - self._V1, ids1)
+    def _run_aggregate(self, counts):
+        "M1 for every t in one draw (the dissimilarity users' counts do not depend on the decisions), then the decisions in time order."
+        sim = self._sim
+        sim.H1 = mv_hypergeometric(counts, self._n1, sim.rng)           # then U2 is drawn from the rest at its t
+        C1 = sim.aggregate_estimate(sim.fo(self.eps), sim.H1, self._n1)
+        take, adapt, n1 = sim.take, self._adapt, self._n1
+        self._scan(C1, self._V1, lambda t, dis: adapt(t, dis, take(n1, False)[0]))
+    def _adapt(self, t, dis, ids1):
         sim, info, eps = self._sim, self._info, self.eps
-        ids1, h1 = sim.take(t, self._n1); self._U1[t] = ids1
-        c1 = sim.report(ids1, h1, eps)
-        info["dis"][t] = dis = float(np.mean((c1 - self._prev) ** 2)) - self._V1
-        npp = self._publication_size(t, info["n2"], self._state)      # None: nullified, 0: no users left
+        self._U1[t] = ids1
+        info["dis"][t] = dis
+        npp = self._publication_size(t, self._state)                   # None: nullified, 0: no users left
         if npp is None: info["decision"][t] = "nullified"
         elif npp >= 1:
             err = self._Vcache.get(npp)
             if err is None: err = self._Vcache[npp] = sim.V(eps, npp)
             info["err"][t] = err
             if self._decide(t, dis, err):
-                ids2, h2 = sim.take(t, npp); self._U2[t] = ids2
-                self._prev = sim.report(ids2, h2, eps); info["n2"][t] = npp; info["decision"][t] = "publish"
+                ids2, h2 = sim.take(npp); self._U2[t] = ids2
+                self._prev = sim.report(ids2, h2, eps); info["n2"][t] = self._n2[t] = npp; info["decision"][t] = "publish"
                 self._published(t, npp, self._state)
-        self._led.spend(t, eps, ids1)
-        if self._U2[t] is not None: self._led.spend(t, eps, self._U2[t])
+        self._book(t, ids1); self._book(t, self._U2[t])
         j = self._returning(t)
-        if j >= 0: sim.give_back(self._U1[j]); sim.give_back(self._U2[j])
+        if j >= 0: sim.give_back(self._U2[j]); sim.give_back(self._U1[j])   # U1's block on top: the next U1 takes it whole
     def _end(self):
         info = self._info
         info["n1"][:] = self._n1; info["n_reports"][:] = self._n1 + info["n2"]
@@ -475,18 +588,18 @@ class LPD(_PopulationAdaptive):
     summary = "LDP-IDS population distribution: exponentially decreasing publication populations"
     @property
     def params(self) -> dict: return {**super().params, "u_min": self.u_min}
-    def _publication_size(self, t, n2, state):
-        n_rm = state["half"] - int(n2[max(0, t - self.w + 1):t].sum())
-        npp = n_rm // 2
+    def _publication_size(self, t, state):
+        n2, w = self._n2, self.w                             # window sum of |U2| over t-w+1..t-1, kept up to date step by step
+        state["win"] = win = state.get("win", 0) + (n2[t - 1] if t else 0) - (n2[t - w] if t >= w else 0)
+        npp = (state["half"] - win) // 2
         return npp if npp >= self.u_min else 0
-    def _published(self, t, npp, state): pass
 
 @register
 class LPA(_PopulationAdaptive):
     "LDP Population Absorption (Algorithm 4): publications absorb skipped user units, then nullify as many timestamps."
     name = "LPA"
     summary = "LDP-IDS population absorption: absorb skipped user units, nullify the following timestamps"
-    def _publication_size(self, t, n2, state):
+    def _publication_size(self, t, state):
         t1, l, kl = t + 1, state["l"], state["kl"]
         tN = kl - 1
         if t1 - l <= tN: return None
