@@ -117,7 +117,7 @@ class _Sim:
         self.N, self.d = N, d
         self.x, self.t = None, -1                           # per_user: the N users' values at t; aggregate: the d true counts
         self.rows = self.H1 = None                          # aggregate fast run: all true counts (T, d), M1 users' counts (T, d)
-        self._fos, self._V = {}, {}
+        self._fos = {}
         self.n_avail = N
         self._avail = self._scratch = None                  # per_user pool: availability mask (made on first use)
         self._stack = [(0, N)]                              # aggregate pool: a LIFO stack of id blocks
