@@ -502,7 +502,7 @@ class LPU(LDPIDSMechanism):
         if self._groups is None:
             if sim.mode == "per_user": self._groups = np.array_split(sim.rng.permutation(sim.N), self.w)
             else:
-                b = np.cumsum([0] + [len(g) for g in np.array_split(np.arange(sim.N), self.w)])
+                b = np.cumsum([0] + [sim.N // self.w + (g < sim.N % self.w) for g in range(self.w)])   # array_split's sizes
                 self._groups = [IdRanges([(int(b[g]), int(b[g + 1]))]) for g in range(self.w)]
         return self._groups
     def _step_t(self, t):
@@ -519,8 +519,9 @@ class LPU(LDPIDSMechanism):
         hist = mv_hypergeometric(counts, n, sim.rng)
         self._est[:] = sim.aggregate_estimate(sim.fo(self.eps), hist, n)
         i["decision"][:] = "publish"; i["n2"][:] = n; i["n_reports"][:] = n
-        lo = np.array([g.ranges[0][0] for g in groups]); hi = np.array([g.ranges[0][1] for g in groups])
-        self._led.spend_ranges(np.arange(T), self.eps, lo[np.arange(T) % self.w], hi[np.arange(T) % self.w])
+        lo, hi = np.array([g.ranges[0] for g in groups]).T
+        g = np.arange(T) % self.w
+        self._led.spend_ranges(np.arange(T), self.eps, lo[g], hi[g])
     def _end(self):
         g = self._partition()
         self._info["U1"], self._info["U2"] = [None] * self._T, [g[t % self.w] for t in range(self._T)]
