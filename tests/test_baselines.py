@@ -303,7 +303,7 @@ def test_fast_and_dsat_caps():
             assert _max_in_window(rf.published, w) <= f.M
             d = B.DSAT(1.0, w); rd = d.run(s, rng=0).check()
             assert _max_in_window(rd.published, w) <= d.C_D
-            assert rd.ledger.max_window_spend()[0] <= 1.0
+            assert rd.ledger.max_window_spend()[0] <= 1.0 * (1 + 1e-9)   # the repaired DSAT books exactly eps in a busy window
 
 
 def test_fast_between_samples_releases_prediction():

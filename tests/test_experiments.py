@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from wevent_nb.core import HistogramStream, PrivacyBudgetExceeded, ToyOverspend, ToyUniform
-from wevent_nb.experiments import (CLAIM_COLS, Cell, Grid, LedgerCheckFailed, ResultStore, claims_table, default_truth,
+from wevent_nb.experiments import (CLAIM_COLS, claim_cells, claim_counts, claim_number, claim_sign, read_claims, t_factor, write_claims, Cell, Grid, LedgerCheckFailed, ResultStore, claims_table, default_truth,
                                    explorer, param_columns, plot_vs, records_to_frame, resolve_metric, run_cell, run_grid)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -336,13 +336,66 @@ def test_plot_vs_bad_input():
 
 
 def test_claims_table():
-    t = claims_table([("c", "p", "m", "confirmed", "y"),
-                      {"claim": "c2", "paper says": "p2", "measured": "m2", "verdict": "refuted", "why": "y2"},
-                      {"claim": "c3", "paper_says": "p3", "measured": "m3", "verdict": "partly", "why": "y3"}])
-    assert list(t.columns) == CLAIM_COLS == ["claim", "paper says", "measured", "verdict", "why"]
+    t = claims_table([("c", "p", "m", "±1", "reproduced", "y"),
+                      {"claim": "c2", "paper says": "p2", "measured": "m2", "tolerance": "", "verdict": "refuted", "why": "y2"},
+                      {"claim": "c3", "paper_says": "p3", "measured": "m3", "tolerance": "", "verdict": "not reproduced", "why": "y3"}])
+    assert list(t.columns) == CLAIM_COLS == ["claim", "paper says", "measured", "tolerance", "verdict", "why"]
     assert t["paper says"].tolist() == ["p", "p2", "p3"]
+    assert claim_counts(t) == {"reproduced": 1, "not reproduced": 1, "refuted": 1}
     with pytest.raises(ValueError, match=r"rows\[0\]"): claims_table([("a", "b")])
-    with pytest.raises(ValueError, match=r"rows\[1\] is missing \['why'\]"): claims_table([tuple("abcde"), {"claim": 1, "paper says": 2, "measured": 3, "verdict": 4}])
+    with pytest.raises(ValueError, match="verdict 'confirmed'"): claims_table([("c", "p", "m", "t", "confirmed", "y")])
+    with pytest.raises(ValueError, match=r"rows\[1\] is missing \['why'\]"):
+        claims_table([("a", "b", "c", "d", "refuted", "f"), {"claim": 1, "paper says": 2, "measured": 3, "tolerance": 0, "verdict": 4}])
+
+
+def test_t_factor_matches_the_normal_tail():
+    from scipy import stats
+    for n in (2, 3, 5, 20, 200):
+        q = t_factor(3.0, n)
+        assert abs(stats.t.sf(q, n - 1) - stats.norm.sf(3.0)) < 1e-12
+    assert t_factor(3.0, 1) == 0.0 and t_factor(3.0, 3) > 19
+
+
+def test_claim_number_tolerance_has_power():
+    rng = np.random.default_rng(1)
+    x = rng.normal(5.0, 0.5, 10)
+    tol = t_factor(3.0, 10) * x.std(ddof=1) * np.sqrt(1 + 1 / 10)
+    assert claim_number("c", x.mean() + 0.99 * tol, x)["verdict"] == "reproduced"
+    assert claim_number("c", x.mean() - 1.01 * tol, x)["verdict"] == "not reproduced"
+    # an exact (theory) value: only our own standard error counts
+    tol_exact = t_factor(3.0, 10) * x.std(ddof=1) / np.sqrt(10)
+    assert claim_number("c", x.mean() + 1.01 * tol_exact, x, paper_runs=None)["verdict"] == "not reproduced"
+    # the paper's printed digits set the floor of the tolerance
+    assert claim_number("c", 21.72, [21.724], digits=2)["verdict"] == "reproduced"
+    assert claim_number("c", 21.72, [21.726], digits=2)["verdict"] == "not reproduced"
+    for bad, msg in [(([np.nan],), "NaN"), (([],), "at least 1")]:
+        with pytest.raises(ValueError, match=msg): claim_number("c", 1.0, *bad)
+    with pytest.raises(ValueError, match="paper_runs"): claim_number("c", 1.0, [1.0, 2.0], paper_runs=0)
+
+
+def test_claim_sign_and_cells():
+    rng = np.random.default_rng(2)
+    eff = rng.normal(0.3, 1.0, 300)
+    assert claim_sign("a", "", eff)["verdict"] == "reproduced"
+    assert claim_sign("a", "", -eff)["verdict"] == "refuted"
+    assert claim_sign("a", "", eff[:5])["verdict"] == "not reproduced"
+    with pytest.raises(ValueError, match="at least 2"): claim_sign("a", "", [1.0])
+    cells = {"x": eff, "y": eff, "z": -eff}
+    assert claim_cells("c", "", cells, "every")["verdict"] == "refuted"
+    assert claim_cells("c", "", cells, "most")["verdict"] == "reproduced"
+    assert claim_cells("c", "", {"x": -eff, "y": -eff}, "some")["verdict"] == "refuted"
+    assert claim_cells("c", "", {"x": -eff, "y": eff[:5]}, "some")["verdict"] == "not reproduced"
+    with pytest.raises(ValueError, match="quantifier"): claim_cells("c", "", cells, "all")
+    with pytest.raises(ValueError, match="empty"): claim_cells("c", "", {}, "every")
+
+
+def test_write_and_read_claims(tmp_path):
+    t = claims_table([claim_number("n", 1.0, [1.0, 1.1, 0.9]), claim_sign("s|pipe", "x", [1.0, 1.1, 1.2, 0.9, 1.0])])
+    md = write_claims(t, tmp_path / "sub" / "c", "Claims: test", "make x", "0..2", "quick", date="2026-01-02")
+    text = md.read_text()
+    assert "- date: 2026-01-02" in text and "s\\|pipe" in text and "verdicts: reproduced 2, not reproduced 0, refuted 0" in text
+    back = read_claims(tmp_path / "sub" / "c")
+    assert back["claim"].tolist() == ["n", "s|pipe"] and claim_counts(back)["reproduced"] == 2
 
 
 def test_explorer_headless():

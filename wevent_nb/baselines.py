@@ -15,7 +15,8 @@ from .core import (Ledger, Release, Mechanism, HistogramStream, register, as_rng
 
 # %% auto #0
 __all__ = ['KELLARIS', 'check_w_fits', 'check_real', 'check_choice', 'CentralBaseline', 'Uniform', 'Sample', 'bd_threshold', 'BD',
-           'BA', 'FAST', 'DSAT', 'AdaPub', 'PeGaSus', 'Constant']
+           'BA', 'FAST', 'DSAT', 'DSATClipped', 'AdaPub', 'PeGaSus', 'Constant', 'BDHalfNoise', 'BAStaleLast',
+           'DSATNoThresholdNoise']
 
 # %% ../nbs/04_baselines.ipynb #59b653dd
 KELLARIS = "Kellaris et al. 2014 (via SPAS, paper 001; PBD/PBA, paper 003)"
@@ -157,6 +158,7 @@ class BD(CentralBaseline):
     name, paper = "BD", KELLARIS
     summary = "eps/(2w) per step on a private dissimilarity; publish with half the remaining eps/2 of the window"
     diagnostics = ("eps_dis", "eps_pub", "dis", "eps_cand")
+    noise_roles = {"_dissimilarity": ("statistic", lambda d: 1.0 / d), "_publish": ("release", 1.0)}
     dis_share = 0.5   # fraction of eps per window for the dissimilarity (M1); M2 gets pub_share
     pub_share = 0.5
     _REMAINING = ("window", "w_slots", "history")
@@ -215,6 +217,10 @@ class BA(BD):
         super()._init()
         self._l, self._s = -1, 1        # virtual one-share publication just before the stream (0-based)
 
+    def _remember(self, t, s):
+        "Record the publication at t with s shares: it nullifies the next s - 1 timestamps."
+        self._l, self._s = t, s
+
     def _step(self, x):
         dis = self._dissimilarity(x)                 # drawn and charged at every timestamp
         t, tN = self._t, self._s - 1
@@ -226,7 +232,7 @@ class BA(BD):
         e2 = self.pub_share * self.eps / self.w * s
         self._diag["eps_cand"][t] = e2
         if dis > bd_threshold(e2, self.threshold):
-            self._l, self._s = t, s
+            self._remember(t, s)
             self._diag["shares"][t] = s
             return self._publish(x, e2)
         return self._last, False
@@ -290,9 +296,12 @@ class FAST(CentralBaseline):
 class DSAT(CentralBaseline):
     "Li et al. 2015 DSAT (benchmark's w-event variant): feedback-adjusted SVT sampling, at most ceil(0.15 w) samples per window."
     name, paper = "DSAT", "Li et al. 2015, benchmark w-event variant (via SPAS, paper 001)"
-    summary = "SVT-tested sampling with a feedback threshold; at most C_D = ceil(0.15 w) samples at eps/(2 C_D) per window"
-    diagnostics = ("eps_pub", "eps_svt", "threshold")
+    summary = "SVT-tested sampling (restarted after every sample) against a feedback threshold; at most C_D = ceil(0.15 w) samples at eps/(2 C_D) per window"
+    diagnostics = ("eps_pub", "eps_svt", "threshold", "base")
     flags = ("compared",)
+    noise_roles = {"_publish": ("release", 1.0), "_new_threshold": ("svt_threshold", lambda d: 1.0 / d),
+                   "_test": ("svt_query", lambda d: 1.0 / d)}
+    svt_mode = "restart"
     _ELAPSED = ("window", "absolute")
 
     def __init__(self, eps, w, ratio=0.15, T0=0.025, delta=0.05, theta_P=0.5, T_max=2.0, skip=2, elapsed="window"):
@@ -304,6 +313,7 @@ class DSAT(CentralBaseline):
         self.elapsed = check_choice(elapsed, "elapsed", self._ELAPSED)
         self.C_D = max(1, math.ceil(self.ratio * self.w))
         self.eps1 = self.eps2 = self.eps / 2
+        self.e_inst = self.eps1 / (self.C_D + 1)      # one AboveThreshold instance: at most C_D + 1 touch a window
 
     @property
     def params(self) -> dict:
@@ -311,9 +321,24 @@ class DSAT(CentralBaseline):
                 "T_max": self.T_max, "skip": self.skip, "elapsed": self.elapsed}
 
     def _init(self):
-        self._dd = 2.0 / self._d                        # Delta_dis of the benchmark; true sensitivity is 1/d
-        self._times, self._thr = deque(), 0.0
-        self._ledger.standing((1.0 / self._d) / (2 * self._dd * self.C_D / self.eps1), start=0)   # threshold noise
+        self._sens = 1.0 / self._d                    # the test's sensitivity: mean |H_t - last release| moves by <= 1/d
+        self._times, self._base, self._rho = deque(), self.T0, None
+        self._ledger.standing(self.e_inst, start=0)    # the instance open at a window's end
+
+    def _new_threshold(self):
+        "Threshold noise of a fresh instance: rho ~ Lap(Delta / (e_inst / 2))."
+        self._rho = self._rng.laplace(0.0, 2 * self._sens / self.e_inst)
+
+    def _test(self, x) -> bool:
+        "One query of the open instance: mean |x - last| + Lap(2 Delta / (e_inst / 2)) >= base + rho."
+        return float(np.mean(np.abs(x - self._last))) + self._rng.laplace(0.0, 4 * self._sens / self.e_inst) >= self._base + self._rho
+
+    def _feedback(self, t):
+        "Move the noise-free base towards the target sampling rate C_D / w (public sample counts only), clipped to [0, T_max]."
+        span = min(t + 1, self.w) if self.elapsed == "window" else t + 1
+        r = len(self._times) / span - self.C_D / self.w
+        u = self.theta_P * abs(abs(r) - self.delta) / self.delta
+        self._base = max(0.0, self._base - u) if r <= 0 else min(self.T_max, self._base + u)
 
     def _publish(self, x):
         e = self.eps2 / self.C_D
@@ -321,25 +346,27 @@ class DSAT(CentralBaseline):
         return x + self._rng.laplace(0.0, 1.0 / e, self._d), True
 
     def _step(self, x):
-        t, C = self._t, self.C_D
+        t = self._t
         while self._times and self._times[0] <= t - self.w: self._times.popleft()
-        if t == 0:
-            out = self._publish(x)
-            self._thr = self.T0 + self._rng.laplace(0.0, 2 * self._dd * C / self.eps1)
-        elif t <= self.skip or len(self._times) >= C: out = (self._last, False)
+        if t == 0: out = self._publish(x); self._new_threshold()
+        elif t <= self.skip or len(self._times) >= self.C_D: out = (self._last, False)
         else:
             self._diag["compared"][t] = True
-            dis = float(np.mean(np.abs(x - self._last))) + self._rng.laplace(0.0, 2 * C * self._dd / self.eps1)
-            span = min(t + 1, self.w) if self.elapsed == "window" else t + 1
-            r = len(self._times) / span - C / self.w
-            u = self.theta_P * abs(abs(r) - self.delta) / self.delta
-            self._thr = max(0.0, self._thr - u) if r <= 0 else min(self.T_max, self._thr + u)
-            if dis >= self._thr:
-                self._spend(2 * (1.0 / self._d) / (2 * C * self._dd / self.eps1), "eps_svt")
-                out = self._publish(x)
+            self._feedback(t)
+            if self._test(x):
+                self._spend(self.e_inst, "eps_svt")    # the instance this top closes
+                out = self._publish(x); self._new_threshold()
             else: out = (self._last, False)
-        self._diag["threshold"][t] = self._thr
+        self._diag["base"][t], self._diag["threshold"][t] = self._base, self._base + self._rho
         return out
+
+# %% ../nbs/04_baselines.ipynb #3da9b074
+class DSATClipped(DSAT):
+    "Deliberately wrong, DSAT as first shipped: one threshold noise, folded into the clipped threshold (not registered)."
+    name = "DSATClipped"
+    def _new_threshold(self):
+        if self._rho is None: self._base += self._rng.laplace(0.0, 2 * self._sens / self.e_inst)
+        self._rho = 0.0
 
 # %% ../nbs/04_baselines.ipynb #8bf2be21
 @register
@@ -348,6 +375,7 @@ class AdaPub(CentralBaseline):
     name, paper = "AdaPub", "Wang et al. 2019 (via SPAS, paper 001)"
     summary = "0.8 eps/w per step on grouped bins; 0.2 eps per window on time-grouping tests; median of the time group"
     diagnostics = ("eps_pub", "eps_test", "n_groups")
+    noise_roles = {"_step": ("release", 1.0), "_deviation": ("statistic", 1.0)}
 
     def __init__(self, eps, w, ratio_c=0.2, g=20, Kp=0.9, Ki=0.1, Kd=0.0, n_int=5, gamma=1.0):
         super().__init__(eps, w)
@@ -366,6 +394,10 @@ class AdaPub(CentralBaseline):
         self._vals = np.zeros((self._T, self._d))      # noisy values h_t
         self._errs = np.zeros((self._T, self._d))
         self._gstart = np.zeros(self._d, np.int64)
+
+    def _deviation(self, x):
+        "Noisy per-bin change |x - last release| + Lap(2w/eps_c) (L1 sensitivity 1 over the bins): eps_c/(2w) per step."
+        return np.abs(x - self._last) + self._rng.laplace(0.0, 2 * self.w / self.eps_c, self._d)
 
     def _groups(self):
         "Bin labels from random pivots over the previous release (every bin alone at t = 0)."
@@ -387,8 +419,7 @@ class AdaPub(CentralBaseline):
             self._errs[t] = e
             pid = self.Kp * e + self.Ki * self._errs[max(1, t - self.n_int + 1):t + 1].mean(0) + self.Kd * (e - self._errs[t - 1])
             thr = np.maximum(1.0, pid ** 2 / self.eps)
-            dev = np.abs(x - self._last) + self._rng.laplace(0.0, 2 * self.w / self.eps_c, d)
-            self._gstart[dev > thr] = t
+            self._gstart[self._deviation(x) > thr] = t
         lo = int(self._gstart.min())
         block = self._vals[lo:t + 1].copy()
         block[np.arange(lo, t + 1)[:, None] < self._gstart[None, :]] = np.nan
@@ -401,6 +432,8 @@ class PeGaSus(CentralBaseline):
     name, paper = "PeGaSus", "Chen et al. 2017, w-event adaptation (via SPAS, paper 001)"
     summary = "per bin: perturb at 0.8 eps/w, group online with an SVT at 0.2 eps/w, release the group mean"
     diagnostics = ("eps_pub", "eps_group")
+    noise_roles = {"_perturb": ("release", 1.0), "_new_thresholds": ("svt_threshold", 2.0), "_deviations": ("svt_query", 2.0)}
+    svt_mode = "per_step"   # a group is one instance; a window touches at most w of them (each holds one of its timestamps)
 
     def __init__(self, eps, w, ratio_g=0.2, theta_mult=5.0):
         super().__init__(eps, w)
@@ -416,21 +449,25 @@ class PeGaSus(CentralBaseline):
         self._gstart = np.zeros(self._d, np.int64)
         self._thr = np.zeros(self._d)
 
+    def _perturb(self, x): return x + self._rng.laplace(0.0, 1.0 / self.eps_pp, self._d)
+    def _new_thresholds(self, k): return self.theta_mult / self.eps_g + self._rng.laplace(0.0, 4.0 / self.eps_g, k)
+    def _deviations(self, dev): return dev + self._rng.laplace(0.0, 8.0 / self.eps_g, dev.size)
+
     def _step(self, x):
         t = self._t
         self._spend(self.eps_pp, "eps_pub"); self._spend(self.eps_g, "eps_group")
         self._X[t] = x
-        self._C[t] = x + self._rng.laplace(0.0, 1.0 / self.eps_pp, self._d)
+        self._C[t] = self._perturb(x)
         new = ~self._open
         self._gstart[new] = t
-        self._thr[new] = self.theta_mult / self.eps_g + self._rng.laplace(0.0, 4.0 / self.eps_g, int(new.sum()))
+        self._thr[new] = self._new_thresholds(int(new.sum()))
         cont = np.flatnonzero(self._open)
         if cont.size:
             lo = int(self._gstart[cont].min())
             block = self._X[lo:t + 1][:, cont]
             inside = np.arange(lo, t + 1)[:, None] >= self._gstart[cont][None, :]
             mean = np.where(inside, block, 0).sum(0) / inside.sum(0)
-            dev = np.where(inside, np.abs(block - mean), 0).sum(0) + self._rng.laplace(0.0, 8.0 / self.eps_g, cont.size)
+            dev = self._deviations(np.where(inside, np.abs(block - mean), 0).sum(0))
             close = np.abs(dev) >= np.abs(self._thr[cont])
             self._gstart[cont[close]] = t
             self._open[cont[close]] = False
@@ -467,3 +504,21 @@ class Constant(CentralBaseline):
         self.start(s.T, s.d, rng)
         self._est[:] = self._v; self._t = s.T
         return self.finish()
+
+# %% ../nbs/04_baselines.ipynb #c65baaaf
+class BDHalfNoise(BD):
+    "Deliberately wrong: books eps_2 for a publication, releases with Laplace scale 1/(2 eps_2) (not registered)."
+    name = "BDHalfNoise"
+    def _publish(self, x, e2):
+        self._spend(e2, "eps_pub"); self._e2[self._t] = e2
+        return x + self._rng.laplace(0.0, 0.5 / e2, self._d), True
+
+class BAStaleLast(BA):
+    "Deliberately wrong, as the personalized paper's authors' code: the last publication is never updated (not registered)."
+    name = "BAStaleLast"
+    def _remember(self, t, s): pass
+
+class DSATNoThresholdNoise(DSAT):
+    "Deliberately wrong: SVT tests against the noise-free base, booked as if threshold noise were drawn (not registered)."
+    name = "DSATNoThresholdNoise"
+    def _new_threshold(self): self._rho = 0.0

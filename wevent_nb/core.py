@@ -6,17 +6,18 @@ Docs: https://wevent-nb.github.io/wevent_nb/core.html.md"""
 
 # %% ../nbs/00_core.ipynb #35762f3f
 from __future__ import annotations
-import math, numbers, hashlib
+import math, numbers, hashlib, sys
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Iterable, Sequence
+from typing import Any, Callable, ClassVar, Iterable, NamedTuple, Sequence
 import numpy as np
 
 # %% auto #0
-__all__ = ['STREAM_KINDS', 'REL_TOL', 'PrivacyBudgetExceeded', 'check_eps', 'check_int', 'check_w', 'check_fraction',
-           'check_array', 'check_counts', 'check_categories', 'check_in_range', 'as_rng', 'spawn_rngs', 'seed_from_key',
-           'HistogramStream', 'CategoricalAggregate', 'CategoricalPopulation', 'NumericPopulation',
-           'PersonalizedPopulation', 'ScalarStream', 'Ledger', 'Release', 'Mechanism', 'MechanismInfo', 'register',
-           'list_mechanisms', 'get_mechanism', 'ToyUniform', 'ToyOverspend']
+__all__ = ['STREAM_KINDS', 'REL_TOL', 'NOISE_ROLES', 'SVT_MODES', 'PrivacyBudgetExceeded', 'check_eps', 'check_int', 'check_w',
+           'check_fraction', 'check_array', 'check_counts', 'check_categories', 'check_in_range', 'as_rng',
+           'spawn_rngs', 'seed_from_key', 'HistogramStream', 'CategoricalAggregate', 'CategoricalPopulation',
+           'NumericPopulation', 'PersonalizedPopulation', 'ScalarStream', 'Ledger', 'Release', 'Mechanism',
+           'MechanismInfo', 'register', 'list_mechanisms', 'get_mechanism', 'ToyUniform', 'ToyOverspend', 'Draw',
+           'NoiseRecorder', 'NoiseNotBooked', 'noise_spends', 'check_noise_ledger']
 
 # %% ../nbs/00_core.ipynb #e2a90127
 class PrivacyBudgetExceeded(Exception):
@@ -607,6 +608,8 @@ class Mechanism:
     paper: ClassVar[str] = ""
     stream_kind: ClassVar[str] = "histogram"
     summary: ClassVar[str] = ""
+    noise_roles: ClassVar[dict] = {}    # drawing method -> (role, sensitivity or d -> sensitivity); see `noise_spends`
+    svt_mode: ClassVar[str] = "single"  # how the mechanism's SVT uses threshold noise; see `noise_spends`
     def __init__(self, eps, w):
         self.eps, self.w = check_eps(eps), check_w(w)
     @property
@@ -700,3 +703,77 @@ class ToyUniform(Mechanism):
 class ToyOverspend(ToyUniform):
     "Deliberately wrong: spends eps/(w-1) per timestamp (not registered)."
     name, share = "ToyOverspend", 0.0
+
+# %% ../nbs/00_core.ipynb #c1dab1c4
+class Draw(NamedTuple):
+    "One recorded Laplace draw: timestamp, smallest scale, number of values, the method that drew it."
+    t: int
+    scale: float
+    size: int
+    site: str
+
+class NoiseRecorder(np.random.Generator):
+    "A Generator (same numbers as `default_rng(seed)`) that records every Laplace draw with the timestamp `t` its driver sets."
+    def __init__(self, seed=None):
+        super().__init__(np.random.PCG64(seed))
+        self.t, self.draws = 0, []
+    def laplace(self, loc=0.0, scale=1.0, size=None):
+        out = super().laplace(loc, scale, size)
+        self.draws.append(Draw(int(self.t), float(np.min(scale)), int(np.size(out)), sys._getframe(1).f_code.co_name))
+        return out
+
+# %% ../nbs/00_core.ipynb #fa756946
+NOISE_ROLES = ("release", "statistic", "svt_threshold", "svt_query")
+SVT_MODES = ("single", "restart", "per_step")
+
+class NoiseNotBooked(Exception):
+    "The ledger books less than the noise a mechanism drew implies."
+
+def _role(cls, site, d):
+    role, sens = cls.noise_roles.get(site, ("release", 1.0))
+    if role not in NOISE_ROLES: raise ValueError(f"{cls.__name__}.noise_roles[{site!r}] has role {role!r}: roles are {NOISE_ROLES}")
+    return role, float(sens(d) if callable(sens) else sens)
+
+def noise_spends(cls, draws, T: int, d: int, published) -> tuple[np.ndarray, float]:
+    "The eps the recorded `draws` imply per timestamp, and as a standing charge, under `cls`'s noise_roles and svt_mode."
+    if cls.svt_mode not in SVT_MODES: raise ValueError(f"{cls.__name__}.svt_mode={cls.svt_mode!r}: modes are {SVT_MODES}")
+    per_t, step_svt, standing = np.zeros(T), np.zeros(T), 0.0
+    tagged = [(max(dr.t, 0), dr.scale) + _role(cls, dr.site, d) for dr in draws]
+    thr = [s / b for _, b, r, s in tagged if r == "svt_threshold"]
+    top = [2 * s / b for _, b, r, s in tagged if r == "svt_query"]
+    inst = None                                      # threshold cost of the open instance (None: no threshold noise in force)
+    for t, b, role, s in tagged:
+        if role in ("release", "statistic"): per_t[t] += s / b
+        elif role == "svt_threshold":
+            inst = s / b
+            if cls.svt_mode == "single": standing = max(standing, inst)
+            elif cls.svt_mode == "restart": standing = max(standing, inst + max(top, default=0.0))
+        elif inst is None and cls.svt_mode != "per_step": per_t[t] += s / b   # no threshold noise: a Laplace answer
+        elif inst is None: per_t[t] = np.inf          # per_step with no threshold noise: each test reads its whole group
+        elif cls.svt_mode == "single": per_t[t] += 2 * s / b if published[t] else 0.0
+        elif cls.svt_mode == "restart":
+            if published[t]: per_t[t] += inst + 2 * s / b; inst = None
+        else: step_svt[t] = max(thr) + max(top)   # per_step: the costliest instance, once per timestamp
+    return per_t + step_svt, standing
+
+def check_noise_ledger(mech, stream, seed: int = 0) -> dict:
+    "Run `mech` step-wise with a NoiseRecorder; raise NoiseNotBooked where its ledger books less than the draws imply."
+    s = mech.check_stream(stream)
+    rec = NoiseRecorder(seed)
+    mech.start(s.T, s.d, rng=rec)
+    for t in range(s.T): rec.t = t; mech.step(s.counts[t])
+    rel = mech.finish()
+    implied, standing = noise_spends(type(mech), rec.draws, s.T, s.d, rel.published)
+    booked, booked_standing = rel.ledger.spent_per_timestamp(0), float(rel.ledger._standing[0])
+    slack = lambda x: x * (1 + REL_TOL) + 1e-15
+    bad = np.flatnonzero(implied > slack(booked))
+    if bad.size:
+        t = int(bad[0]); at = [dr for dr in rec.draws if max(dr.t, 0) == t]
+        raise NoiseNotBooked(f"{type(mech).__name__} at t={t}: its draws imply eps {implied[t]:.6g}, the ledger books {booked[t]:.6g} "
+                             f"({len(bad)} timestamp(s) short); draws at t: {at}")
+    if standing > slack(booked_standing):
+        raise NoiseNotBooked(f"{type(mech).__name__}: its threshold noise implies a standing eps {standing:.6g}, the ledger books {booked_standing:.6g}")
+    again = mech.run(stream, rng=seed)
+    if not np.array_equal(again.estimates, rel.estimates):
+        raise NoiseNotBooked(f"{type(mech).__name__}.run(rng={seed}) differs from its recorded step-wise run: its run is not tied to the recorded draws")
+    return dict(draws=len(rec.draws), implied=implied, booked=booked, standing=standing, booked_standing=booked_standing, release=rel)

@@ -20,9 +20,10 @@ from .core import (PrivacyBudgetExceeded, HistogramStream, CategoricalAggregate,
                             get_mechanism, seed_from_key)
 
 # %% auto #0
-__all__ = ['STD_COLS', 'CLAIM_COLS', 'Cell', 'default_truth', 'make_mechanism', 'resolve_metric', 'Grid', 'run_cell',
-           'ResultStore', 'records_to_frame', 'param_columns', 'process_pool', 'LedgerCheckFailed', 'run_grid',
-           'plot_vs', 'claims_table', 'Explorer', 'explorer']
+__all__ = ['STD_COLS', 'CLAIM_COLS', 'VERDICTS', 'Z_CLAIM', 'MOST', 'QUANTIFIERS', 'Cell', 'default_truth', 'make_mechanism',
+           'resolve_metric', 'Grid', 'run_cell', 'ResultStore', 'records_to_frame', 'param_columns', 'process_pool',
+           'LedgerCheckFailed', 'run_grid', 'plot_vs', 'claims_table', 't_factor', 'claim_number', 'claim_sign',
+           'claim_cells', 'claim_counts', 'write_claims', 'read_claims', 'Explorer', 'explorer']
 
 # %% ../nbs/20_experiments.ipynb #b6970211
 STD_COLS = ("dataset", "mechanism", "rep", "seed", "metric", "value", "seconds", "ledger_ok", "ledger_error")
@@ -367,20 +368,114 @@ def plot_vs(df: pd.DataFrame, x: str = "eps", metric: str = "MRE", hue: str = "m
     return fig
 
 # %% ../nbs/20_experiments.ipynb #e83cae96
-CLAIM_COLS = ["claim", "paper says", "measured", "verdict", "why"]
+CLAIM_COLS = ["claim", "paper says", "measured", "tolerance", "verdict", "why"]
+VERDICTS = ("reproduced", "not reproduced", "refuted")
+Z_CLAIM = 3.0        # z of every verdict: 3 sd (numbers) or 3 standard errors (directions), derived above
+MOST = 0.5           # "most"/"generally": more than half of the cells
+QUANTIFIERS = ("every", "most", "some")
 
 def claims_table(rows) -> pd.DataFrame:
-    "DataFrame with columns claim, paper says, measured, verdict, why (rows: 5-tuples or dicts with those keys)."
+    "DataFrame with columns claim, paper says, measured, tolerance, verdict, why (rows: dicts, e.g. from `claim_number`, or 6-tuples)."
     out = []
     for i, r in enumerate(rows):
         if isinstance(r, dict):
             r2 = {k.replace("_", " "): v for k, v in r.items()}
             missing = [c for c in CLAIM_COLS if c not in r2]
             if missing: raise ValueError(f"rows[{i}] is missing {missing}: each row needs {CLAIM_COLS}")
-            out.append([r2[c] for c in CLAIM_COLS])
-        elif isinstance(r, (list, tuple)) and len(r) == len(CLAIM_COLS): out.append(list(r))
-        else: raise ValueError(f"rows[{i}]={r!r} is not allowed: a row is a 5-tuple or a dict with keys {CLAIM_COLS}")
+            row = [r2[c] for c in CLAIM_COLS]
+        elif isinstance(r, (list, tuple)) and len(r) == len(CLAIM_COLS): row = list(r)
+        else: raise ValueError(f"rows[{i}]={r!r} is not allowed: a row is a 6-tuple or a dict with keys {CLAIM_COLS}")
+        if row[4] not in VERDICTS: raise ValueError(f"rows[{i}] has verdict {row[4]!r}: a verdict is one of {VERDICTS} (computed by claim_number/claim_sign/claim_cells)")
+        out.append(row)
     return pd.DataFrame(out, columns=CLAIM_COLS)
+
+# %% ../nbs/20_experiments.ipynb #73b9d675
+def _spread(samples, name="samples", min_n=1):
+    "(n, mean, sd) of finite per-seed measurements (sd with ddof=1; 0 for one sample)."
+    x = np.asarray(samples, float).ravel()
+    if x.size < min_n: raise ValueError(f"{name} has {x.size} value(s): at least {min_n} needed (one per seed)")
+    if not np.all(np.isfinite(x)): raise ValueError(f"{name} contains NaN or inf: every per-seed measurement must be finite")
+    return x.size, float(x.mean()), float(x.std(ddof=1)) if x.size > 1 else 0.0
+
+def t_factor(z: float, n: int) -> float:
+    "The Student-t quantile (n-1 degrees of freedom) with the normal tail probability of z: z's stand-in when sd comes from n seeds."
+    from scipy import stats
+    return float(stats.t.ppf(stats.norm.cdf(z), n - 1)) if n > 1 else 0.0
+
+def _g(v) -> str: return f"{v:.4g}"
+
+def _row(claim, paper_says, measured, tol, verdict, why, context):
+    return dict(claim=claim, paper_says=paper_says, measured=measured, tolerance=tol, verdict=verdict,
+                why=why + (f" ({context})" if context else ""))
+
+def claim_number(claim: str, paper: float, samples, digits: int | None = None, paper_runs: int | None = 1,
+                 context: str = "", z: float = Z_CLAIM) -> dict:
+    "A numeric claim: reproduced when |paper - mean| <= z sd sqrt(1/paper_runs + 1/n) (paper_runs=None: an exact value), at least half a unit of its last printed digit."
+    n, m, sd = _spread(samples)
+    inv_r = 0.0 if paper_runs is None else 1 / check_int(paper_runs, "paper_runs", minimum=1)
+    tol = t_factor(z, n) * sd * math.sqrt(inv_r + 1 / n)
+    if digits is not None: tol = max(tol, 0.5 * 10.0 ** -check_int(digits, "digits", minimum=0))
+    gap = m - float(paper)
+    ok = abs(gap) <= tol
+    why = f"our mean is {_g(abs(gap))} {'above' if gap > 0 else 'below'} the paper's {_g(paper)}, {'within' if ok else 'outside'} ±{_g(tol)}"
+    return _row(claim, _g(paper), f"{_g(m)} ± {_g(sd)} (n={n})", f"±{_g(tol)}", "reproduced" if ok else "not reproduced", why, context)
+
+def _direction(diffs, z):
+    n, m, sd = _spread(diffs, "diffs", min_n=2)
+    se, k = sd / math.sqrt(n), t_factor(z, n)
+    v = "reproduced" if m - k * se > 0 else "refuted" if m + k * se < 0 else "not reproduced"
+    return v, n, m, sd, se, k
+
+def claim_sign(claim: str, paper_says: str, diffs, context: str = "", z: float = Z_CLAIM) -> dict:
+    "A direction, measured as per-seed differences whose claimed sign is positive: reproduced / refuted at z standard errors, else not reproduced."
+    v, n, m, sd, se, k = _direction(diffs, z)
+    why = {"reproduced": f"the difference is {_g(m / se) if se else 'infinitely many'} standard errors on the claimed side",
+           "refuted": f"the difference is {_g(-m / se) if se else 'infinitely many'} standard errors on the other side",
+           "not reproduced": f"the difference is within {_g(k)} standard errors of 0"}[v]
+    return _row(claim, paper_says, f"{_g(m)} ± {_g(sd)} (n={n})", f"{_g(k)} SE = {_g(k * se)}", v, why, context)
+
+def claim_cells(claim: str, paper_says: str, diffs_by_cell: dict, quantifier: str = "every", context: str = "",
+                z: float = Z_CLAIM, max_named: int = 3) -> dict:
+    "A direction over cells ({cell: per-seed differences, claimed sign positive}): each cell as in `claim_sign`, then every/most/some."
+    if quantifier not in QUANTIFIERS: raise ValueError(f"quantifier={quantifier!r} is not allowed: quantifier must be one of {QUANTIFIERS}")
+    if not diffs_by_cell: raise ValueError("diffs_by_cell is empty: at least one cell is needed")
+    res = {c: _direction(d, z)[0] for c, d in diffs_by_cell.items()}
+    k, n = sum(v == "reproduced" for v in res.values()), len(res)
+    r = sum(v == "refuted" for v in res.values())
+    if quantifier == "every": v = "reproduced" if k == n else "refuted" if r else "not reproduced"
+    elif quantifier == "most": v = "reproduced" if k > MOST * n else "refuted" if r > MOST * n else "not reproduced"
+    else: v = "reproduced" if k else "refuted" if r == n else "not reproduced"
+    named = lambda w: ", ".join(map(str, [c for c, x in res.items() if x == w][:max_named]))
+    why = f"{quantifier}: {k} of {n} cells hold by z={_g(z)} (t-corrected) SE, {r} the other way" + (f" (e.g. {named('refuted')})" if r else "")
+    if v != "reproduced" and n - k - r: why += f"; undecided: {named('not reproduced')}" + (" ..." if n - k - r > max_named else "")
+    return _row(claim, paper_says, f"{k}/{n} cells as claimed, {r} opposite", f"z={_g(z)} SE per cell (t-corrected)", v, why, context)
+
+def claim_counts(table: pd.DataFrame) -> dict:
+    "Number of claims per verdict (every verdict present, 0 when absent)."
+    return {v: int((table["verdict"] == v).sum()) for v in VERDICTS}
+
+# %% ../nbs/20_experiments.ipynb #2af0fd8b
+def _md_cell(v) -> str: return str(v).replace("|", "\\|").replace("\n", " ")
+
+def write_claims(table: pd.DataFrame, path, title: str, command: str, seeds, scale: str, date: str | None = None) -> Path:
+    "Write `table` to `path` (.md: provenance, verdict counts, the table) and the same rows to `path` with suffix .csv."
+    table = claims_table(table.to_dict("records"))
+    path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
+    date = date or time.strftime("%Y-%m-%d")
+    counts = claim_counts(table)
+    lines = [f"# {title}", "", f"- command: `{command}`", f"- scale: {scale}", f"- seeds: {seeds}", f"- date: {date}",
+             "- verdicts: " + ", ".join(f"{k} {v}" for k, v in counts.items()), "",
+             "| " + " | ".join(CLAIM_COLS) + " |", "|" + "---|" * len(CLAIM_COLS)]
+    lines += ["| " + " | ".join(_md_cell(v) for v in r) + " |" for r in table.itertuples(index=False)]
+    path.with_suffix(".md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    table.to_csv(path.with_suffix(".csv"), index=False)
+    return path.with_suffix(".md")
+
+def read_claims(path) -> pd.DataFrame:
+    "The claims table written by `write_claims` (from its CSV)."
+    p = Path(path).with_suffix(".csv")
+    if not p.exists(): raise FileNotFoundError(f"no claims table at {p}: write one with write_claims (the paper notebooks do at scale='paper')")
+    return claims_table(pd.read_csv(p, keep_default_na=False).to_dict("records"))
 
 # %% ../nbs/20_experiments.ipynb #bdf6641c
 def _label(spec) -> str:
