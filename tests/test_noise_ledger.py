@@ -98,3 +98,95 @@ def test_noise_spends_rules():
     with pytest.raises(ValueError, match="svt_mode"): noise_spends(M, draws, 4, 1, pub)
     M.svt_mode, M.noise_roles = "single", {"thr": ("mystery", 1.0)}
     with pytest.raises(ValueError, match="roles are"): noise_spends(M, draws, 4, 1, pub)
+
+
+# ------------------------------------------------------------------ local mechanisms: reports against the books
+# A local mechanism's noise is its users' randomized responses: every frequency-oracle report made with budget e
+# implies e for that user at that timestamp. The FOs' `perturb` is wrapped to record (t, e, number of reporting
+# users); the per-user run must book at least that: for one account standing for all users (budget division)
+# the sum of the report budgets at t, where every report is by all users; for per-user accounts the total
+# user-budget at t and the largest single report budget.
+from contextlib import contextmanager
+from wevent_nb.core import CategoricalPopulation
+from wevent_nb.primitives import GRR, OUE, OLH
+from wevent_nb import ldp_ids as L
+
+
+@contextmanager
+def recorded_reports():
+    calls, clock = [], {"t": 0}
+    saved = {c: c.__dict__["perturb"] for c in (GRR, OUE, OLH)}
+    def wrap(orig):
+        def perturb(self, values, *a, **k):
+            calls.append((clock["t"], self.eps, len(values)))
+            return orig(self, values, *a, **k)
+        return perturb
+    for c, f in saved.items(): c.perturb = wrap(f)
+    try: yield calls, clock
+    finally:
+        for c, f in saved.items(): c.perturb = f
+
+
+def check_reports_booked(mech, pop, seed):
+    with recorded_reports() as (calls, clock):
+        mech.start(pop.T, pop.d, rng=seed, N=pop.N)
+        for t in range(pop.T): clock["t"] = t; mech.step(pop.values[:, t])
+        rel = mech.finish()
+    assert calls, "no report was recorded"
+    ct, ce, cn = (np.array(x) for x in zip(*calls))
+    a, t, e = rel.ledger.entries()
+    booked_total = np.bincount(t, e, minlength=pop.T)
+    booked_max = np.zeros(pop.T); np.maximum.at(booked_max, t, e)
+    slack = lambda x: x * (1 + 1e-9) + 1e-15
+    if rel.ledger.n_accounts == 1:
+        assert np.all(cn == pop.N), "one account stands for all users, but some report was by a subset"
+        implied = np.bincount(ct, ce, minlength=pop.T)
+        bad = np.flatnonzero(implied > slack(booked_total))
+    else:
+        implied = np.bincount(ct, ce * cn, minlength=pop.T)
+        imax = np.zeros(pop.T); np.maximum.at(imax, ct, ce)
+        bad = np.flatnonzero((implied > slack(booked_total)) | (imax > slack(booked_max)))
+    if bad.size: raise NoiseNotBooked(f"{mech.name} at t={bad[0]}: reports imply {implied[bad[0]]:.6g}, the ledger books {booked_total[bad[0]]:.6g}")
+    return rel
+
+
+def _population(N=60, T=24, d=3, seed=5):
+    g = np.random.default_rng(seed)
+    base = np.repeat(g.integers(0, d, (N, 4)), T // 4, axis=1)               # values change every T/4 steps
+    flip = g.random((N, T)) < 0.1
+    return CategoricalPopulation(np.where(flip, g.integers(0, d, (N, T)), base), d=d)
+
+
+LOCAL = list_mechanisms(stream_kind="categorical")
+
+
+def test_every_local_mechanism_is_covered():
+    assert {"LBU", "LSP", "LBD", "LBA", "LPU", "LPD", "LPA"} <= {i.name for i in LOCAL}
+
+
+@pytest.mark.parametrize("info", LOCAL, ids=lambda i: i.name)
+@pytest.mark.parametrize("eps,w,fo", [(1.0, 3, "grr"), (4.0, 6, "oue")])
+def test_local_ledger_covers_the_reports(info, eps, w, fo):
+    pop = _population()
+    check_reports_booked(info.cls(eps=eps, w=w, fo=fo, mode="per_user"), pop, seed=3).check()
+
+
+class LBUUnbooked(L.LBU):
+    "Reports with 2 eps/w, books eps/w."
+    name = "LBUUnbooked"
+    def _step_t(self, t): self._prev = self._sim.all_users(2 * self.eps / self.w)
+
+
+class LPUForgetsToBook(L.LPU):
+    "Does not book the reports of the first group."
+    name = "LPUForgetsToBook"
+    def _book(self, t, ids):
+        if t % self.w: super()._book(t, ids)
+
+
+@pytest.mark.parametrize("broken", [LBUUnbooked, LPUForgetsToBook], ids=lambda c: c.__name__)
+def test_local_unbooked_reports_are_caught(broken):
+    pop = _population()
+    broken(eps=1.0, w=3, mode="per_user").run(pop, rng=3).check()        # the books alone pass
+    with pytest.raises(NoiseNotBooked, match=broken.__name__):
+        check_reports_booked(broken(eps=1.0, w=3, mode="per_user"), pop, seed=3)
