@@ -729,16 +729,18 @@ SVT_MODES = ("single", "restart", "per_step")
 class NoiseNotBooked(Exception):
     "The ledger books less than the noise a mechanism drew implies."
 
-def _role(cls, site, d):
-    role, sens = cls.noise_roles.get(site, ("release", 1.0))
-    if role not in NOISE_ROLES: raise ValueError(f"{cls.__name__}.noise_roles[{site!r}] has role {role!r}: roles are {NOISE_ROLES}")
+def _name(m) -> str: return m.__name__ if isinstance(m, type) else type(m).__name__
+
+def _role(m, site, d):
+    role, sens = m.noise_roles.get(site, ("release", 1.0))
+    if role not in NOISE_ROLES: raise ValueError(f"{_name(m)}.noise_roles[{site!r}] has role {role!r}: roles are {NOISE_ROLES}")
     return role, float(sens(d) if callable(sens) else sens)
 
-def noise_spends(cls, draws, T: int, d: int, published) -> tuple[np.ndarray, float]:
-    "The eps the recorded `draws` imply per timestamp, and as a standing charge, under `cls`'s noise_roles and svt_mode."
-    if cls.svt_mode not in SVT_MODES: raise ValueError(f"{cls.__name__}.svt_mode={cls.svt_mode!r}: modes are {SVT_MODES}")
+def noise_spends(m, draws, T: int, d: int, published) -> tuple[np.ndarray, float]:
+    "The eps the recorded `draws` imply per timestamp, and as a standing charge, under the noise_roles and svt_mode of `m` (a mechanism or its class)."
+    if m.svt_mode not in SVT_MODES: raise ValueError(f"{_name(m)}.svt_mode={m.svt_mode!r}: modes are {SVT_MODES}")
     per_t, step_svt, standing = np.zeros(T), np.zeros(T), 0.0
-    tagged = [(max(dr.t, 0), dr.scale) + _role(cls, dr.site, d) for dr in draws]
+    tagged = [(max(dr.t, 0), dr.scale) + _role(m, dr.site, d) for dr in draws]
     thr = [s / b for _, b, r, s in tagged if r == "svt_threshold"]
     top = [2 * s / b for _, b, r, s in tagged if r == "svt_query"]
     inst = None                                      # threshold cost of the open instance (None: no threshold noise in force)
@@ -746,12 +748,12 @@ def noise_spends(cls, draws, T: int, d: int, published) -> tuple[np.ndarray, flo
         if role in ("release", "statistic"): per_t[t] += s / b
         elif role == "svt_threshold":
             inst = s / b
-            if cls.svt_mode == "single": standing = max(standing, inst)
-            elif cls.svt_mode == "restart": standing = max(standing, inst + max(top, default=0.0))
-        elif inst is None and cls.svt_mode != "per_step": per_t[t] += s / b   # no threshold noise: a Laplace answer
+            if m.svt_mode == "single": standing = max(standing, inst)
+            elif m.svt_mode == "restart": standing = max(standing, inst + max(top, default=0.0))
+        elif inst is None and m.svt_mode != "per_step": per_t[t] += s / b   # no threshold noise: a Laplace answer
         elif inst is None: per_t[t] = np.inf          # per_step with no threshold noise: each test reads its whole group
-        elif cls.svt_mode == "single": per_t[t] += 2 * s / b if published[t] else 0.0
-        elif cls.svt_mode == "restart":
+        elif m.svt_mode == "single": per_t[t] += 2 * s / b if published[t] else 0.0
+        elif m.svt_mode == "restart":
             if published[t]: per_t[t] += inst + 2 * s / b; inst = None
         else: step_svt[t] = max(thr) + max(top)   # per_step: the costliest instance, once per timestamp
     return per_t + step_svt, standing
@@ -763,7 +765,7 @@ def check_noise_ledger(mech, stream, seed: int = 0) -> dict:
     mech.start(s.T, s.d, rng=rec)
     for t in range(s.T): rec.t = t; mech.step(s.counts[t])
     rel = mech.finish()
-    implied, standing = noise_spends(type(mech), rec.draws, s.T, s.d, rel.published)
+    implied, standing = noise_spends(mech, rec.draws, s.T, s.d, rel.published)
     booked, booked_standing = rel.ledger.spent_per_timestamp(0), float(rel.ledger._standing[0])
     slack = lambda x: x * (1 + REL_TOL) + 1e-15
     bad = np.flatnonzero(implied > slack(booked))
