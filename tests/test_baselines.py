@@ -375,3 +375,36 @@ def test_info_diagnostics():
     d = B.DSAT(1.0, 10).run(s, rng=0)
     np.testing.assert_allclose(d.info["eps_t"], d.info["eps_pub"] + d.info["eps_svt"])
     assert d.info["compared"].dtype == bool
+
+
+# ---------- DSAT: the threshold noise survives the clipping (this test fails on DSAT as first shipped) ----------
+
+def _compared_minus_base(cls, t, seeds, stream):
+    rs = [cls(eps=1.0, w=20).run(stream, rng=s) for s in seeds]
+    return np.array([r.info["threshold"][t] - r.info["base"][t] for r in rs]), np.array([r.info["base"][t] for r in rs])
+
+
+@pytest.mark.parametrize("cls,survives", [(B.DSAT, True), (B.DSATClipped, False)], ids=["DSAT", "DSATClipped"])
+def test_dsat_threshold_noise_survives_at_the_bounds(cls, survives):
+    flat = HistogramStream(np.full((40, 4), 100.0))
+    n = 300
+    rho, base = _compared_minus_base(cls, 12, range(n), flat)
+    at_bound = np.isin(base, [0.0, 2.0])
+    assert at_bound.mean() > 0.5                       # the base is pinned at a bound in most runs
+    sd_want = np.sqrt(2) * 2 * (1 / flat.d) / cls(eps=1.0, w=20).e_inst
+    se_sd = np.sqrt(5 / 4) * sd_want / np.sqrt(n)       # Laplace: Var(s^2) ~ 5 sigma^4 / n
+    ok = abs(rho.std() - sd_want) < 5 * se_sd
+    assert ok == survives, (cls.__name__, rho.std(), sd_want)
+
+
+def test_dsat_restarts_its_threshold_after_every_top():
+    s = HistogramStream(np.repeat([[0.0], [5.0], [0.0], [5.0]], 12, axis=0))
+    r = B.DSAT(1.0, 10).run(s, rng=3)
+    tops = np.flatnonzero(r.info["compared"] & r.published)
+    rho = r.info["threshold"] - r.info["base"]
+    assert tops.size >= 2
+    assert all(rho[t - 1] != rho[t] for t in tops)      # a fresh rho after each top (the diagnostic holds the new one at t)
+    # the books: e_inst per top, standing e_inst, eps2/C_D per publication
+    d = B.DSAT(1.0, 10)
+    np.testing.assert_allclose(r.info["eps_svt"][tops], d.e_inst)
+    assert r.ledger._standing[0] == pytest.approx(d.e_inst)

@@ -1,0 +1,56 @@
+"""The committed paper-scale claims tables (claims/*.md + .csv) say how they were made, and the README (and the docs
+home page) quote their verdict counts exactly."""
+import json
+import re
+from pathlib import Path
+import pytest
+from wevent_nb.experiments import claim_counts, read_claims, VERDICTS
+
+ROOT = Path(__file__).resolve().parents[1]
+PAPER_NOTEBOOKS = {p.name[:2]: p.stem for p in (ROOT / "nbs").glob("1[0-9]_*.ipynb")}   # "10" -> "10_ldp_ids"
+CLAIMS = sorted((ROOT / "claims").glob("*.csv"))
+
+
+def _notebook_of(claims_csv: Path) -> str:
+    "claims/000_ldp_ids.csv -> 10_ldp_ids (paper 00N is notebook 1N_*)."
+    return PAPER_NOTEBOOKS[f"1{int(claims_csv.stem[:3])}"]
+
+
+def counts_text(counts: dict) -> str:
+    return ", ".join(f"{counts[v]} {v}" for v in VERDICTS)
+
+
+def _status_rows(text: str) -> dict:
+    return {m.group(1): line for line in text.splitlines() if (m := re.match(r"\|\s*`(1\d_\w+)`", line))}
+
+
+def _docs_home() -> str:
+    nb = json.loads((ROOT / "nbs" / "index.ipynb").read_text(encoding="utf-8"))
+    return "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
+
+
+def test_the_shipped_papers_have_committed_claims():
+    have = {_notebook_of(p) for p in CLAIMS}
+    assert {"10_ldp_ids", "11_spas"} <= have, f"paper-scale claims tables missing for {sorted({'10_ldp_ids', '11_spas'} - have)}"
+
+
+@pytest.mark.parametrize("csv", CLAIMS, ids=lambda p: p.stem)
+def test_claims_file_says_how_it_was_made(csv):
+    md = csv.with_suffix(".md").read_text(encoding="utf-8")
+    for key in ("command", "scale", "seeds", "date"):
+        assert re.search(rf"^- {key}: \S", md, re.M), f"{csv.with_suffix('.md').name} lacks its {key}"
+    assert re.search(r"^- scale: paper$", md, re.M), "the committed tables are the paper-scale ones"
+    t = read_claims(csv)
+    assert len(t) > 0 and f"- verdicts: {', '.join(f'{k} {v}' for k, v in claim_counts(t).items())}" in md
+
+
+@pytest.mark.parametrize("csv", CLAIMS, ids=lambda p: p.stem)
+@pytest.mark.parametrize("doc", ["README.md", "nbs/index.ipynb"])
+def test_status_quotes_the_claims_counts(csv, doc):
+    text = (ROOT / doc).read_text(encoding="utf-8") if doc.endswith(".md") else _docs_home()
+    nb = _notebook_of(csv)
+    row = _status_rows(text).get(nb)
+    assert row is not None, f"{doc} has no status row for `{nb}`"
+    want = counts_text(claim_counts(read_claims(csv)))
+    assert want in row, f"{doc}'s row for {nb} must quote '{want}' (from claims/{csv.stem}.csv): {row}"
+    assert f"claims/{csv.stem}.md" in row
