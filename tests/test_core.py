@@ -421,3 +421,9 @@ def test_all_users_ranges_with_explicit_and_standing_spends():
         L.check()
     mws = L.max_window_spend()
     assert mws[31_337] == 1.125 and mws[123] == 1.0 and np.all(np.delete(mws, [123, 31_337]) == 0.75)
+
+
+def test_standing_charge_accessor():
+    from wevent_nb.core import Ledger
+    L = Ledger.central(10, 1.0, 3).standing(0.25, start=4)
+    assert L.standing_charge() == 0.25 and L.standing_charge(0, 4) == 0.25 and L.standing_charge(0, 3) == 0.0

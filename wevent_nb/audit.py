@@ -123,7 +123,7 @@ def booked(release, ts, account=0) -> float:
     "What the release's ledger books on timestamps `ts` for `account`: their spends plus a standing charge started by then."
     led = release.ledger
     a = account if account < led.n_accounts else 0
-    standing = led._standing[a] if led._standing_from[a] <= max(ts) else 0.0      # e.g. SVT threshold noise, charged once per window
+    standing = led.standing_charge(a, max(ts))      # e.g. SVT threshold noise, charged once per window
     return float(led.spent_per_timestamp(a)[list(ts)].sum() + standing)
 
 def simulate(mech, stream, n, seed, ts=None, account=0):

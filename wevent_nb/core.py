@@ -405,6 +405,10 @@ class Ledger:
         self.spend(start, 0.0, [account])  # a zero entry, so the window ending at `start` is checked too
         return self
 
+    def standing_charge(self, account: int = 0, t: int | None = None) -> float:
+        "The standing charge of `account` counted in a window ending at t (None: from its start on)."
+        return float(self._standing[account]) if t is None or t >= self._standing_from[account] else 0.0
+
     def entries(self):
         "The merged spends as arrays (account, t, amount) sorted by (account, t), one entry per (account, t)."
         if not self._rt: return self._explicit_entries()
@@ -766,7 +770,7 @@ def check_noise_ledger(mech, stream, seed: int = 0) -> dict:
     for t in range(s.T): rec.t = t; mech.step(s.counts[t])
     rel = mech.finish()
     implied, standing = noise_spends(mech, rec.draws, s.T, s.d, rel.published)
-    booked, booked_standing = rel.ledger.spent_per_timestamp(0), float(rel.ledger._standing[0])
+    booked, booked_standing = rel.ledger.spent_per_timestamp(0), rel.ledger.standing_charge(0)
     slack = lambda x: x * (1 + REL_TOL) + 1e-15
     bad = np.flatnonzero(implied > slack(booked))
     if bad.size:
