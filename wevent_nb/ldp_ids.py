@@ -652,7 +652,9 @@ TABLE2 = {  # paper's Table 2 (Sin, Log columns): (eps, w) -> method -> (Sin, Lo
     (1, 20): dict(LBU=(1.0, 1.0), LBD=(1.2719, 1.2671), LBA=(1.1709, 1.1687), LSP=(0.05, 0.05), LPU=(0.05, 0.05), LPD=(0.0457, 0.0457), LPA=(0.0404, 0.0403)),
     (2, 20): dict(LBU=(1.0, 1.0), LBD=(1.2800, 1.2823), LBA=(1.1731, 1.1737), LSP=(0.05, 0.05), LPU=(0.05, 0.05), LPD=(0.0466, 0.0468), LPA=(0.0414, 0.0413)),
     (2, 40): dict(LBU=(1.0, 1.0), LBD=(1.2643, 1.2575), LBA=(1.1729, 1.1676), LSP=(0.025, 0.025), LPU=(0.025, 0.025), LPD=(0.0242, 0.0245), LPA=(0.0206, 0.0207))}
-TABLE2_TOL = dict(LBU=1e-12, LSP=1e-12, LPU=1e-12, LBD=0.03, LBA=0.03, LPD=0.002, LPA=0.002)  # spec property 24
+# spec property 24: the band the spec author's simulation of this spec fell into; a regression guard for tests only
+# (the notebook's claims judge Table 2 with tolerances from the spread over seeds, not with this band)
+TABLE2_TOL = dict(LBU=1e-12, LSP=1e-12, LPU=1e-12, LBD=0.03, LBA=0.03, LPD=0.002, LPA=0.002)
 
 # %% ../nbs/10_ldp_ids.ipynb #267dc8fc
 def mre_metric(est, true, release=None) -> float:
