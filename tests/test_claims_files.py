@@ -29,7 +29,6 @@ def _docs_home() -> str:
     return "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")
 
 
-@pytest.mark.xfail(strict=True, reason="TEMPORARY: the paper-scale runs that write claims/ are in progress")
 def test_the_shipped_papers_have_committed_claims():
     have = {_notebook_of(p) for p in CLAIMS}
     assert {"10_ldp_ids", "11_spas"} <= have, f"paper-scale claims tables missing for {sorted({'10_ldp_ids', '11_spas'} - have)}"

@@ -86,11 +86,14 @@ def test_spas_multi_dimensional_sets(data_home):
     assert tdv.counts.shape == (3556, 64) and tdv.counts.max() == 2627 and tdv.counts[:1778].sum() == 14_878_859
     td = wd.load("tdrive64", data_home)
     assert np.array_equal(td.counts, tdv.counts[:1778])
-    with pytest.warns(UserWarning, match="clipped 434 negative values"):
-        ret = wd.load("Ret", data_home)
-    assert ret.counts.shape == (3627, 100) and ret.counts.min() == 0
     raw = wd.load("Ret", data_home, raw=True)
     assert raw.shape == (3627, 100) and raw.min() == -863 and raw[0, 0] == 24924
+    ret = wd.load("Ret", data_home)                      # spec A21 keeps the negatives: shifted, not clipped
+    assert isinstance(ret, wd.ShiftedHistogramStream) and ret.offset == 863 and ret.counts.min() == 0
+    assert np.array_equal(ret.signed, raw) and np.array_equal(wd.signed_counts(ret), raw)
+    with pytest.warns(UserWarning, match="clipped 434 negative values"):
+        clipped = wd.load("Ret", data_home, negatives="clip")
+    assert type(clipped) is wd.HistogramStream and clipped.counts.min() == 0 and np.array_equal(clipped.counts, np.maximum(raw, 0))
     with pytest.raises(ValueError, match="434 negative values"):
         wd.load("Ret", data_home, negatives="raise")
     with pytest.raises(ValueError, match="negatives='zero' is not allowed"):
@@ -460,3 +463,14 @@ def test_unknown_loader_option_is_refused(data_home):
         wd.load("spas-otp", data_home, bogus=1)
     with pytest.raises(TypeError, match="artifact"):
         wd.load("spas-otp", data_home, artifact=True)      # a Delay option on a SPAS set
+
+
+def test_signed_streams_are_shifted_not_clipped():
+    a = np.array([[3.0, -2.0], [0.0, 5.0]])
+    s = wd.histogram_stream(a, "toy")
+    assert isinstance(s, wd.ShiftedHistogramStream) and isinstance(s, HistogramStream)
+    assert s.offset == wd.shift_offset(a) == 2.0 and s.counts.min() == 0 and np.array_equal(wd.signed_counts(s), a)
+    plain = wd.histogram_stream(np.abs(a))
+    assert type(plain) is HistogramStream and np.array_equal(wd.signed_counts(plain), np.abs(a))
+    with pytest.raises(ValueError, match="finite"):
+        wd.histogram_stream(np.array([1.0, np.nan]))

@@ -20,9 +20,7 @@ def _streams():
 
 
 STREAMS = _streams()
-PENDING = {"SPAS"}   # TEMPORARY: SPAS declares its noise roles with the SPAS notebook's update in progress
-CENTRAL = [pytest.param(i, marks=pytest.mark.xfail(strict=True, reason="noise roles pending")) if i.name in PENDING else i
-           for i in list_mechanisms(stream_kind="histogram")]
+CENTRAL = list_mechanisms(stream_kind="histogram")
 SETTINGS = [(0.5, 4), (2.0, 10)]
 
 
@@ -31,7 +29,7 @@ def test_every_central_mechanism_is_covered():
     assert {"Uniform", "Sample", "BD", "BA", "FAST", "DSAT", "AdaPub", "PeGaSus", "Constant", "SPAS"} <= names
 
 
-@pytest.mark.parametrize("info", CENTRAL, ids=lambda i: getattr(i, "name", "?"))
+@pytest.mark.parametrize("info", CENTRAL, ids=lambda i: i.name)
 @pytest.mark.parametrize("eps,w", SETTINGS)
 def test_ledger_covers_the_noise_drawn(info, eps, w):
     for name, s in STREAMS.items():
@@ -192,3 +190,27 @@ def test_local_unbooked_reports_are_caught(broken):
     broken(eps=1.0, w=3, mode="per_user").run(pop, rng=3).check()        # the books alone pass
     with pytest.raises(NoiseNotBooked, match=broken.__name__):
         check_reports_booked(broken(eps=1.0, w=3, mode="per_user"), pop, seed=3)
+
+
+# ------------------------------------------------------------------ SPAS: both SVT modes, and a dropped threshold noise
+from wevent_nb.spas import SPAS
+
+
+class SPASNoThreshold(SPAS):
+    "svt='paper' with its threshold noise dropped, the standing charge still booked."
+    name = "SPASNoThreshold"
+    def _threshold_noise(self, e1): return 0.0
+
+
+@pytest.mark.parametrize("svt", ["paper", "strict"])
+@pytest.mark.parametrize("eps,w", SETTINGS)
+def test_spas_svt_modes_cover_their_noise(svt, eps, w):
+    for s in STREAMS.values():
+        check_noise_ledger(SPAS(eps=eps, w=w, m=2, svt=svt), s, seed=7)["release"].check()
+
+
+def test_spas_without_threshold_noise_is_caught():
+    s = STREAMS["steps_d1"]
+    SPASNoThreshold(eps=1.0, w=4, m=2).run(s, rng=7).check()
+    with pytest.raises(NoiseNotBooked, match="SPASNoThreshold"):
+        check_noise_ledger(SPASNoThreshold(eps=1.0, w=4, m=2), s, seed=7)

@@ -13,7 +13,8 @@ from .core import (Mechanism, Release, Ledger, HistogramStream, register, as_rng
 
 # %% auto #0
 __all__ = ['SPAS_DATASETS', 'SPAS_METHODS', 'UNIFORM_BASED', 'SAMPLE_BASED', 'error_model', 'optimal_c', 'sampling_count',
-           'window_variance', 'weighted_svt', 'direct_release_rule', 'SPAS', 'range_mre_shared', 'characteristic_ratio']
+           'window_variance', 'weighted_svt', 'direct_release_rule', 'SPAS', 'mre_spas_signed', 'range_mre_shared',
+           'characteristic_ratio']
 
 # %% ../nbs/11_spas.ipynb #4aedcf43
 def error_model(c, theta, V, eps_p, w, delta_p=1.0):
@@ -109,7 +110,6 @@ class SPAS(Mechanism):
     def start(self, T, d, rng=None):
         "Begin a step-wise run over T timestamps of d bins (the main phase starts after the first window)."
         T, d = check_int(T, "T", minimum=1), check_int(d, "d", minimum=1)
-        if self.w > T: raise ValueError(f"w={self.w} is larger than the stream (T={T}): w must be <= T")
         self._rng, self._T, self._d, self._t = as_rng(rng), T, d, 0
         self._out = np.zeros((T, d)); self._sp = np.zeros(T); self._s2 = np.zeros(T); self._sq = np.zeros(T)
         self._kind = np.full(T, "copy", "<U6"); self._compared = np.zeros(T, bool); self._C_used = np.full(T, np.nan)
@@ -120,6 +120,17 @@ class SPAS(Mechanism):
         self._ledger = Ledger.central(T, self.eps, self.w)
         self._C = self._rho = None
         return self
+
+    @property
+    def noise_roles(self) -> dict:
+        "What each draw is (core.noise_spends): releases and SVT noise of sensitivity delta; the strict test is a Laplace answer."
+        return {"_release": ("release", self.delta), "_threshold_noise": ("svt_threshold", self.delta),
+                "_svt_query": ("svt_query", self.delta), "_strict_query": ("statistic", self.delta)}
+    svt_mode = "single"   # svt="paper": one threshold noise for the whole stream (a standing charge)
+
+    def _threshold_noise(self, e1): return self._rng.laplace(0.0, self.delta / e1)
+    def _svt_query(self, dis, C, e2): return dis + self._rng.laplace(0.0, 2 * C * self.delta / e2)
+    def _strict_query(self, dis, eps_s): return dis + self._rng.laplace(0.0, self.w * self.delta / eps_s)
 
     def _release(self, t, x, scale):
         out = self._out
@@ -160,7 +171,7 @@ class SPAS(Mechanism):
             if t == self._L:                              # C_init from the warm-up; threshold noise drawn once
                 self._C = self._predict_c(t - 1, self._predict_V(t - 1))
                 if self.svt == "paper":
-                    self._rho = self._rng.laplace(0.0, dl / e1)
+                    self._rho = self._threshold_noise(e1)
                     self._ledger.standing(e1, start=t, account=0)
             C = self._C
             self._C_used[t] = C
@@ -174,13 +185,13 @@ class SPAS(Mechanism):
             elif self.svt == "paper" and R >= eps_p / C - tol and A >= e2 / C - tol:
                 self._compared[t] = True
                 dis = float(np.mean(np.abs(x - out[t - 1])))
-                if dis + self._rng.laplace(0.0, 2 * C * dl / e2) > C * dl / eps_p + self._rho:
+                if self._svt_query(dis, C, e2) > C * dl / eps_p + self._rho:
                     self._release(t, x, C * dl / eps_p); sp[t], s2[t], kind[t] = eps_p / C, e2 / C, "svt"
                 else: out[t] = out[t - 1]
             elif self.svt == "strict" and R >= eps_p / C - tol:
                 self._compared[t] = True; self._sq[t] = eps_s / w
                 dis = float(np.mean(np.abs(x - out[t - 1])))
-                if dis + self._rng.laplace(0.0, w * dl / eps_s) > C * dl / eps_p:
+                if self._strict_query(dis, eps_s) > C * dl / eps_p:
                     self._release(t, x, C * dl / eps_p); sp[t], kind[t] = eps_p / C, "svt"
                 else: out[t] = out[t - 1]
             else: out[t] = out[t - 1]
@@ -207,6 +218,13 @@ class SPAS(Mechanism):
 SPAS_DATASETS = {"Otp": "spas-otp", "Dth": "spas-dth", "Uem": "spas-uem", "Syn1": "spas-syn1", "Syn2": "spas-syn2",
                  "Flu": "spas-flu", "Tdv": "spas-tdv", "Syn3": "spas-syn3", "Ret": "spas-ret"}
 SPAS_METHODS = ["SPAS", "Sample", "Uniform", "DSAT", "FAST", "BD", "AdaPub", "PeGaSus", "Constant"]
+
+def mre_spas_signed(est, true):
+    "MRE (Eq. 4, den max(|H|, 1)) against the signed truth of a release made on the stream shifted by `shift_offset(true)` (spec A21)."
+    from wevent_nb.data import shift_offset
+    from wevent_nb.metrics import mre_spas
+    true = np.asarray(true, float)
+    return mre_spas(np.asarray(est, float) - shift_offset(true), true)
 
 def range_mre_shared(est, true, n_queries=1000):
     "Range-query MRE (spec 6.2) with one query set per data set, shared by every method and repetition."
