@@ -439,3 +439,23 @@ def test_integer_executor_owns_and_shuts_down_its_pool():
     np.testing.assert_allclose(df.value.values, _run(g, executor="serial").value.values)
     for bad in (0, -1, True):
         with pytest.raises(ValueError, match="number of workers"): run_grid(g, executor=bad, progress=False)
+
+
+def test_show_claims_renders_whole_marked_left_aligned():
+    from wevent_nb.experiments import show_claims
+    long_why = "w" * 700
+    t = claims_table([("c1", "p", "m", "t", "reproduced", long_why), ("c2 <b>", "p", "m", "t", "refuted", "y"),
+                      ("c3", "p", "m", "t", "not reproduced", "z")])
+    page = show_claims(t)._repr_html_()
+    assert long_why in page and "c2 &lt;b&gt;" in page and "<b>" not in page.replace("<b>✓", "").split("</p>", 1)[1]
+    assert page.count("text-align:left") >= 18 and "✓ reproduced" in page and "✗ refuted" in page and "○ not reproduced" in page
+    assert repr(show_claims(t)).splitlines()[0] == "✓ 1 reproduced, ○ 1 not reproduced, ✗ 1 refuted"
+    with pytest.raises(ValueError, match="verdict"): show_claims([("a", "b", "c", "d", "ok", "f")])
+
+
+def test_explorer_has_a_static_rendering():
+    s = _streams()["walk"]
+    b = explorer([ToyUniform], s, eps=1.0, w=10)._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in b
+    assert "data:image/png;base64," in b["text/html"] and "Interactive in Jupyter" in b["text/html"]
+    assert b["text/plain"] == "Explorer(ToyUniform): interactive in Jupyter"

@@ -20,10 +20,11 @@ from .core import (PrivacyBudgetExceeded, HistogramStream, CategoricalAggregate,
                             get_mechanism, seed_from_key)
 
 # %% auto #0
-__all__ = ['STD_COLS', 'CLAIM_COLS', 'VERDICTS', 'Z_CLAIM', 'MOST', 'QUANTIFIERS', 'Cell', 'default_truth', 'make_mechanism',
-           'resolve_metric', 'Grid', 'run_cell', 'ResultStore', 'records_to_frame', 'param_columns', 'process_pool',
-           'LedgerCheckFailed', 'run_grid', 'plot_vs', 'claims_table', 't_factor', 'claim_number', 'claim_sign',
-           'claim_cells', 'claim_counts', 'write_claims', 'read_claims', 'Explorer', 'explorer']
+__all__ = ['STD_COLS', 'CLAIM_COLS', 'VERDICTS', 'Z_CLAIM', 'MOST', 'QUANTIFIERS', 'VERDICT_MARKS', 'Cell', 'default_truth',
+           'make_mechanism', 'resolve_metric', 'Grid', 'run_cell', 'ResultStore', 'records_to_frame', 'param_columns',
+           'process_pool', 'LedgerCheckFailed', 'run_grid', 'plot_vs', 'claims_table', 't_factor', 'claim_number',
+           'claim_sign', 'claim_cells', 'claim_counts', 'ClaimsView', 'show_claims', 'write_claims', 'read_claims',
+           'Explorer', 'explorer']
 
 # %% ../nbs/20_experiments.ipynb #b6970211
 STD_COLS = ("dataset", "mechanism", "rep", "seed", "metric", "value", "seconds", "ledger_ok", "ledger_error")
@@ -454,6 +455,37 @@ def claim_counts(table: pd.DataFrame) -> dict:
     "Number of claims per verdict (every verdict present, 0 when absent)."
     return {v: int((table["verdict"] == v).sum()) for v in VERDICTS}
 
+# %% ../nbs/20_experiments.ipynb #15e2e4fe
+VERDICT_MARKS = {"reproduced": ("✓", "#1a7f37", "#e6f4ea"), "not reproduced": ("○", "#7d4e00", "#fff4d6"),
+                 "refuted": ("✗", "#b3261e", "#fde7e6")}   # symbol, text colour, background
+
+class ClaimsView:
+    "A claims table for reading: whole cells, left-aligned, verdicts marked; HTML in notebooks, reports and docs, text elsewhere."
+    def __init__(self, table): self.table = claims_table(table.to_dict("records") if isinstance(table, pd.DataFrame) else table)
+    def counts_line(self) -> str:
+        return ", ".join(f"{VERDICT_MARKS[v][0]} {n} {v}" for v, n in claim_counts(self.table).items())
+    def _repr_html_(self) -> str:
+        td = "text-align:left;vertical-align:top;padding:.35em .6em;border:1px solid #d0d7de;white-space:normal"
+        head = "".join(f'<th style="{td};background:#f6f8fa">{html.escape(c)}</th>' for c in CLAIM_COLS)
+        rows = []
+        for r in self.table.itertuples(index=False):
+            sym, fg, bg = VERDICT_MARKS[r[4]]
+            cells = [f'<td style="{td}">{html.escape(str(v))}</td>' for v in r]
+            cells[4] = f'<td style="{td};background:{bg};color:{fg};font-weight:bold;white-space:nowrap">{sym} {html.escape(r[4])}</td>'
+            rows.append("<tr>" + "".join(cells) + "</tr>")
+        return (f'<div class="claims-table"><p><b>{html.escape(self.counts_line())}</b></p>'
+                f'<table style="border-collapse:collapse;font-size:90%;text-align:left"><thead><tr>{head}</tr></thead>'
+                f'<tbody>{"".join(rows)}</tbody></table></div>')
+    def __repr__(self) -> str:
+        lines = [self.counts_line()]
+        for r in self.table.itertuples(index=False):
+            lines.append(f"{VERDICT_MARKS[r[4]][0]} {r[0]} | paper: {r[1]} | measured: {r[2]} ({r[3]}) | {r[4]}: {r[5]}")
+        return "\n".join(lines)
+
+def show_claims(table) -> ClaimsView:
+    "Display a claims table whole, left-aligned, with marked verdicts (a DataFrame from `claims_table`, or its rows)."
+    return ClaimsView(table)
+
 # %% ../nbs/20_experiments.ipynb #2af0fd8b
 def _md_cell(v) -> str: return str(v).replace("|", "\\|").replace("\n", " ")
 
@@ -541,6 +573,22 @@ class Explorer(widgets.VBox):
         buf = io.BytesIO(); fig.savefig(buf, format="png", dpi=80)
         self.out.clear_output(wait=True)
         with self.out: display(Image(buf.getvalue()))
+
+    def static_html(self) -> str:
+        "The current state as a static figure, with one line saying it is interactive in Jupyter."
+        import base64
+        buf = io.BytesIO(); self.fig.savefig(buf, format="png", dpi=80)
+        img = base64.b64encode(buf.getvalue()).decode()
+        return (f'<div class="explorer-static"><p>{self.status.value}</p><img alt="explorer: release and window use" '
+                f'src="data:image/png;base64,{img}"/><p><em>Interactive in Jupyter: pick a method and move eps, w and the bin; '
+                f'this is the default state.</em></p></div>')
+
+    def _repr_mimebundle_(self, **kwargs):
+        "The widget where a widget manager runs (Jupyter); a static figure and a note elsewhere (reports, docs)."
+        data = super()._repr_mimebundle_(**kwargs)
+        if self.fig is not None: data["text/html"] = self.static_html()
+        data["text/plain"] = f"Explorer({', '.join(self.specs)}): interactive in Jupyter"
+        return data
 
 def explorer(mechanisms, stream, eps=1.0, w=10, truth=None, rng=0, **fixed) -> Explorer:
     "An interactive explorer (ipywidgets VBox) of `mechanisms` on `stream`."
