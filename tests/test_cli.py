@@ -1,5 +1,5 @@
 "Tests of the `wevent-nb` command line (wevent_nb.cli)."
-import json, shutil, subprocess, sys
+import json, re, shutil, subprocess, sys
 from pathlib import Path
 
 import nbformat
@@ -131,3 +131,110 @@ def test_repo_report_notebooks_have_parameters_cells():
     missing = [p.name for p in run if not has_parameters_cell(p)]
     assert not missing, f"papermill would ignore injected parameters in {missing}"
     assert "20_experiments.ipynb" in [p.name for p in find_notebooks(nbs, foundation=True)]
+
+
+# ---------------------------------------------------------------- report pages (issue 16: formulas offline, code folded)
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+TINY_REPORT = [
+    "scale = 'quick'",
+    "#| default_exp tiny",
+    "#| hide\nHIDDEN_SETUP = 'secret-hidden-cell'\nprint('HIDDEN_OUTPUT')",
+    "#| export\ndef visible_fn(): return 41 + 1",
+    "from IPython.display import display\n"   # a widget view with a static rendering, as the Explorer displays
+    "view = 'application/vnd.jupyter.' + 'widget-view+json'      # (spelt in two halves: the folded code is in the page too)\n"
+    "display({view: {'model_id': 'model-' + 'abc123', 'version_major': 2, 'version_minor': 0},\n"
+    "         'text/html': '<p>STATIC_EXPLORER_STATE</p>', 'text/plain': 'VBox()'}, raw=True)",
+    "import matplotlib\nmatplotlib.use('module://matplotlib_inline.backend_inline')\nimport matplotlib.pyplot as plt\n"
+    "plt.plot([1, 2, 3]); plt.title(r'$\\varepsilon$ = 1'); plt.show()",
+]
+TINY_MARKDOWN = ("## Result\nUnder $\\varepsilon$-DP with $w$-event windows, each window costs at most "
+                 "$\\sum_{\\tau=t-w+1}^{t}\\varepsilon_\\tau\\le\\varepsilon$, and the error is\n\n"
+                 "$$E(c;\\theta)=\\theta(w-c)V+\\big((1-2\\theta)w+2\\theta c\\big)\\frac{2c^2\\Delta_p^2}{\\varepsilon_p^2}$$\n")
+
+
+def _report_problems(page: str, folder: Path) -> list[str]:
+    "Why a report page is not a results-first, offline page: remote loads, code shown by default, MathJax not local."
+    from html.parser import HTMLParser
+    from wevent_nb.cli import REMOTE
+    problems = [f"loads from another host: {m.group(0)[:120]}" for m in REMOTE.finditer(page)]
+    problems += [f"script from the network: {s}" for s in re.findall(r'<script[^>]*\bsrc="((?:https?:)?//[^"]*)"', page, re.I)]
+
+    class Cells(HTMLParser):
+        def __init__(self):
+            super().__init__(); self.stack, self.shown, self.folded = [], 0, 0
+        def handle_starttag(self, tag, attrs):
+            if tag in ("br", "img", "hr", "meta", "link", "input", "col", "wbr", "source"): return
+            a = dict(attrs); self.stack.append((tag, a.get("class") or "", "open" in a))
+            if tag == "div" and "jp-Cell-inputArea" in self.stack[-1][1] and any("jp-CodeCell" in c for _, c, _ in self.stack[:-1]):
+                if any(t == "details" and not o for t, _, o in self.stack[:-1]): self.folded += 1
+                else: self.shown += 1
+        def handle_endtag(self, tag):
+            while self.stack and self.stack.pop()[0] != tag: pass
+    cells = Cells(); cells.feed(page)
+    if cells.shown: problems.append(f"{cells.shown} code cell(s) shown by default")
+    srcs = [s for s in re.findall(r'<script[^>]*\bsrc="([^"]+)"', page) if "mathjax" in s.lower()]
+    if not srcs: problems.append("no MathJax script")
+    for src in srcs:
+        if re.match(r"^(?:[a-z]+:|/)", src, re.I) or not (folder / src).is_file():
+            problems.append(f"MathJax is not served beside the report: {src}")
+    return problems
+
+
+@pytest.fixture(scope="module")
+def tiny_report(tmp_path_factory):
+    "One tiny notebook run through `wevent-nb reproduce` (papermill + export_html): the report folder and page."
+    from wevent_nb.cli import MathJaxUnavailable, mathjax_dir
+    try: mathjax_dir()
+    except MathJaxUnavailable as e: pytest.skip(f"MathJax is not cached and no package registry can provide it: {e}")
+    tmp = tmp_path_factory.mktemp("report")
+    src = tmp / "nbs"; src.mkdir()
+    path = _nb(src / "10_tiny.ipynb", TINY_REPORT)
+    nb = nbformat.read(path, 4); nb.cells.insert(1, nbformat.v4.new_markdown_cell(TINY_MARKDOWN)); nbformat.write(nb, path)
+    assert main(["reproduce", "--notebooks-dir", str(src), "--out", str(tmp / "reports")]) == 0
+    return tmp / "reports", (tmp / "reports" / "10_tiny.html").read_text(encoding="utf-8")
+
+
+def test_report_is_offline_with_code_folded(tiny_report):
+    out, page = tiny_report
+    assert _report_problems(page, out) == []
+    assert 'src="_static/mathjax/tex-svg.js"' in page and (out / "_static" / "mathjax" / "tex-svg.js").is_file()
+    assert "require.js" not in page and "unpkg.com" not in page and "cdnjs" not in page
+    assert 'id="wn-toggle-code"' in page and page.count('<details class="wn-code">') == 5   # parameters, injected, export, display, plot
+    for gone in ("HIDDEN_SETUP", "secret-hidden-cell", "HIDDEN_OUTPUT", "#|", "default_exp", WIDGET_VIEW, "model-abc123", "jupyter-widgets"):
+        assert gone not in page, f"{gone!r} is in the report"
+    for kept in ("def", "visible_fn", "STATIC_EXPLORER_STATE", "data:image/png;base64,", "$\\varepsilon$-DP"):
+        assert kept in page, f"{kept!r} is missing from the report"
+
+
+def test_report_checker_catches_a_plain_nbconvert_page(tiny_report):
+    "The check above fails on what nbconvert makes by default: CDN scripts, every cell's code shown."
+    from nbconvert import HTMLExporter
+    out, _ = tiny_report
+    plain, _ = HTMLExporter(embed_images=True).from_filename(str(out / "10_tiny.ipynb"))
+    problems = "\n".join(_report_problems(plain, out))
+    assert "loads from another host" in problems and "script from the network" in problems
+    assert "code cell(s) shown by default" in problems and "MathJax is not served beside the report" in problems
+    opened = tiny_report[1].replace('<details class="wn-code">', '<details class="wn-code" open>')
+    assert any("shown by default" in p for p in _report_problems(opened, out))
+    cdn = tiny_report[1].replace('src="_static/mathjax/tex-svg.js"', 'src="https://cdn.jsdelivr.net/npm/mathjax@3/es5/tex-svg.js"')
+    assert len(_report_problems(cdn, out)) == 3
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(not CHROMIUM, reason="chromium is not installed")
+def test_report_formulas_render_from_file_url(tiny_report, tmp_path):
+    "Opened from file:// in headless Chromium without network, MathJax typesets every formula: no raw $ left in the prose."
+    out, _ = tiny_report
+    r = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
+                        "--disable-component-update", "--disable-sync", f"--user-data-dir={tmp_path}", "--virtual-time-budget=15000",
+                        "--dump-dom", (out / "10_tiny.html").as_uri()], capture_output=True, text=True, timeout=120)
+    dom = r.stdout
+    assert "</html>" in dom, r.stderr[-2000:]
+    assert dom.count("<mjx-container") == 4, "MathJax did not typeset the 4 formulas"
+    prose = re.sub(r"<(script|style|details|pre)\b.*?</\1>", "", dom, flags=re.S)
+    text = re.sub(r"<[^>]+>", "", prose)
+    assert "$" not in text, text[max(0, text.find("$") - 80):text.find("$") + 80]
+    assert "STATIC_EXPLORER_STATE" in text and "visible_fn" not in text     # code folded, results shown

@@ -179,3 +179,30 @@ def test_refuses_to_empty_a_folder_that_is_not_a_site(tool, tmp_path):
                         "--out", str(out)], capture_output=True, text=True, timeout=240)
     assert r.returncode != 0 and "is not a built site" in r.stderr
     assert (out / "notes.txt").read_text() == "keep me"
+
+
+def test_broken_links_finds_missing_pages_and_anchors(tmp_path):
+    mod = _tool()
+    (tmp_path / "a.html").write_text('<h2 id="ledger.check">x</h2><a href="b.html#there">ok</a><a href="#ledger.check">ok</a>'
+                                     '<a href="b.html#nowhere">bad</a><a href="c.html">bad</a><a href="https://x.org/y#z">ext</a>'
+                                     '<a href="claims/t.csv">ok</a>')
+    (tmp_path / "b.html").write_text('<p id="there">y</p><a href="a.html#ledger.check">ok</a><a href="a.html#svt.run">bad</a>')
+    (tmp_path / "claims").mkdir(); (tmp_path / "claims" / "t.csv").write_text("x")
+    assert mod.broken_links(tmp_path) == ["a.html: b.html#nowhere", "a.html: c.html", "b.html: a.html#svt.run"]
+
+
+def test_no_exec_reuses_the_last_full_builds_outputs_while_the_source_is_unchanged(tmp_path):
+    mod = _tool()
+    project, work = tmp_path / "p", tmp_path / "w"
+    for d in (project / "nbs", work / "nbs"): d.mkdir(parents=True)
+    nb = nbformat.v4.new_notebook(); nb.cells = [nbformat.v4.new_code_cell("1 + 1")]
+    nbformat.write(nb, project / "nbs" / "a.ipynb"); nbformat.write(nb, project / "nbs" / "b.ipynb")
+    ran = nbformat.v4.new_notebook(); ran.cells = [nbformat.v4.new_code_cell("1 + 1", outputs=[nbformat.v4.new_output("execute_result", {"text/plain": "2"}, execution_count=1)])]
+    for n in ("a", "b"): nbformat.write(ran, work / "nbs" / f"{n}.ipynb")
+    mod.cache_home = lambda: tmp_path / "cache"
+    mod.save_executed(project, work, "nbs")
+    nb.cells[0].source = "1 + 2"; nbformat.write(nb, project / "nbs" / "b.ipynb")      # b changed since the full build
+    fresh = tmp_path / "w2"; shutil.copytree(project, fresh)
+    mod.reuse_executed(project, fresh, "nbs")
+    assert nbformat.read(fresh / "nbs" / "a.ipynb", 4).cells[0].outputs                 # reused
+    assert not nbformat.read(fresh / "nbs" / "b.ipynb", 4).cells[0].outputs             # stale: the committed outputs

@@ -18,7 +18,8 @@ offline, reading the same `nbs/_quarto.yml`, `nbs/nbdev.yml` and nbdev's generat
 2. Unless --no-exec: `nbdev-test --save --n-workers N` then `nbdev-clean` in the copy, so the pages show
    the outputs and plots of a fresh run, including the `#| slow` reproduction cells at each notebook's default
    (quick) scale, so the pages show the claims tables (`--flags ''` skips them, as `make test` does). With --no-exec the
-   pages show the outputs saved in the committed notebooks. Either way nbdev's doc processing runs the
+   pages show, per notebook, the outputs of the last full build if its source is unchanged since (kept in
+   ~/.cache/wevent_nb/docs-executed/), else the outputs saved in the committed notebook; the build says which. Either way nbdev's doc processing runs the
    `show_doc` cells, so the API entries are always there. A failing notebook fails the build, as it fails
    `nbdev-docs`; --keep-going builds around it instead (and says which notebooks it worked around).
 3. `nbdev-proc-nbs --file-re '\\.(?:ipynb|qmd|html)$'` in the copy (that flag works around an nbdev 3.3.26 bug
@@ -33,7 +34,8 @@ offline, reading the same `nbs/_quarto.yml`, `nbs/nbdev.yml` and nbdev's generat
    MathJax 3 (`mathjax/tex-chtml.js`, served with the site) instead, with those delimiters. MathJax comes
    from a package registry at build time: `npm pack mathjax@3.2.2`, else the MathJax bundle inside the
    `sphinx-mathjax-offline` wheel (`pip download --no-deps`). It is cached in ~/.cache/wevent_nb/mathjax
-   (or $WEVENT_NB_CACHE/mathjax), so only the first build needs a registry. The build fails if any page
+   (or $WEVENT_NB_CACHE/mathjax), so only the first build needs a registry. That fetch and cache are
+   `wevent_nb.cli.mathjax_dir` (nbs/30_cli.ipynb), shared with the reports of `wevent-nb reproduce`. The build fails if any page
    still loads a script or stylesheet from another host.
 7. Links nbdev writes to the hosted docs (`https://<doc_host>/<baseurl>/core.html#ledger`) are made relative
    when the page is in this site, so the offline site links to itself.
@@ -53,32 +55,24 @@ import re
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
-import zipfile
 from pathlib import Path
+
+# MathJax's fetch (npm, else PyPI), cache and copy, and the check for remote loads, are shared with the reports of
+# `wevent-nb reproduce`: they live in the package (nbs/30_cli.ipynb)
+from wevent_nb.cli import MATHJAX_SKIP, MATHJAX_VERSION, MATHJAX_WHEEL, REMOTE, MathJaxUnavailable, cache_home, copy_mathjax  # noqa: F401
+from wevent_nb.cli import mathjax_dir as _mathjax_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent  # the venv's bin (sys.executable is not resolved: it is .venv/bin/python)
 PAGE_RE = r"\.(?:ipynb|qmd|html)$"  # nbdev 3.3.26 lists non-pages without this
-MATHJAX_VERSION = "3.2.2"
-MATHJAX_WHEEL = "sphinx-mathjax-offline==0.0.2"  # its static/mathjax is MathJax 3.2.2's es5 folder
-# The parts of MathJax's es5 folder the site serves: the tex-chtml bundle and what it loads on demand
-# (TeX extensions, CHTML fonts, the menu, accessibility). The other bundles are left out.
-MATHJAX_SKIP = re.compile(r"^(?:tex-svg.*|tex-mml.*|mml-.*|tex-chtml-full.*|node-main)\.js$")
 # What smalldocs puts in the head of a page with maths: KaTeX from jsDelivr
 KATEX_TAG = re.compile(r'<link[^>]*href="https://cdn\.jsdelivr\.net/npm/katex@[^"]*"[^>]*>|'
                        r'<script[^>]*src="https://cdn\.jsdelivr\.net/npm/katex@[^"]*"[^>]*>\s*</script>')
-# Any script, stylesheet, image or frame loaded from another host
-REMOTE = re.compile(r'<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)="(?:https?:)?//[^"]*"[^>]*>', re.I)
 # smalldocs warnings that only say a Quarto-only option is not used offline
 QUIET_WARNINGS = re.compile(r"format commonmark is not built|keep-md is ignored|html-math-method is ignored|"
                             r"unknown key format-links|output-file is not read")
-
-
-class MathJaxUnavailable(RuntimeError):
-    "MathJax is not in the cache and no package registry could provide it."
 
 
 def say(msg: str) -> None:
@@ -108,83 +102,9 @@ def run(cmd: list[str], cwd: Path, env: dict | None = None, what: str = "", keep
 
 # ---------------------------------------------------------------- MathJax
 
-def cache_home() -> Path:
-    return Path(os.environ.get("WEVENT_NB_CACHE") or Path.home() / ".cache" / "wevent_nb")
-
-
 def mathjax_dir(fetch: bool = True) -> Path:
-    "The cached MathJax es5 folder (with tex-chtml.js), fetched from npm or PyPI on first use."
-    dest = cache_home() / "mathjax" / MATHJAX_VERSION
-    if (dest / "tex-chtml.js").is_file():
-        return dest
-    if not fetch:
-        raise MathJaxUnavailable(f"MathJax is not cached in {dest}")
-    errors = []
-    with tempfile.TemporaryDirectory(prefix="wevent_nb_mathjax_") as tmp:
-        tmp = Path(tmp)
-        stage = tmp / "es5"
-        for name, fetcher in (("npm", _from_npm), ("pip", _from_wheel)):
-            try:
-                fetcher(tmp, stage)
-                break
-            except Exception as e:  # any failure: try the other registry, then report both
-                errors.append(f"{name}: {str(e).strip()[-400:]}")
-                shutil.rmtree(stage, ignore_errors=True)
-        else:
-            raise MathJaxUnavailable(
-                "could not get MathJax " + MATHJAX_VERSION + " for the offline docs: neither `npm pack mathjax@"
-                + MATHJAX_VERSION + "` nor `pip download --no-deps " + MATHJAX_WHEEL + "` worked. Connect to a "
-                "package registry once (the files are then cached in " + str(dest) + ").\n  " + "\n  ".join(errors))
-        if not (stage / "tex-chtml.js").is_file():
-            raise MathJaxUnavailable(f"the MathJax package has no tex-chtml.js: {sorted(p.name for p in stage.iterdir())}")
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.rmtree(dest, ignore_errors=True)
-        shutil.move(str(stage), str(dest))
-    say(f"MathJax {MATHJAX_VERSION} cached in {dest}")
-    return dest
-
-
-def _safe_members(names: list[str], prefix: str) -> list[str]:
-    return [n for n in names if n.startswith(prefix) and ".." not in n.split("/") and not n.startswith("/")]
-
-
-def _from_npm(tmp: Path, stage: Path) -> None:
-    npm = shutil.which("npm")
-    if not npm:
-        raise RuntimeError("npm is not installed")
-    r = subprocess.run([npm, "pack", f"mathjax@{MATHJAX_VERSION}", "--silent"], cwd=tmp, capture_output=True, text=True, timeout=300)
-    tgz = tmp / f"mathjax-{MATHJAX_VERSION}.tgz"
-    if r.returncode or not tgz.is_file():
-        raise RuntimeError(r.stderr or r.stdout or "npm pack made no tarball")
-    with tarfile.open(tgz) as tf:
-        members = [m for m in tf.getmembers() if m.name in _safe_members([m.name], "package/") and (m.isfile() or m.isdir())]
-        tf.extractall(tmp / "npm", members=members)
-    shutil.move(str(tmp / "npm" / "package" / "es5"), str(stage))
-    shutil.copy(tmp / "npm" / "package" / "LICENSE", stage / "LICENSE")
-
-
-def _from_wheel(tmp: Path, stage: Path) -> None:
-    r = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "-q",
-                        "-d", str(tmp / "whl"), MATHJAX_WHEEL], capture_output=True, text=True, timeout=300)
-    wheels = sorted((tmp / "whl").glob("*.whl")) if (tmp / "whl").is_dir() else []
-    if r.returncode or not wheels:
-        raise RuntimeError(r.stderr or r.stdout or "pip download made no wheel")
-    prefix = "sphinx-mathjax-offline/static/mathjax/"
-    with zipfile.ZipFile(wheels[0]) as z:
-        for name in _safe_members(z.namelist(), prefix):
-            if name.endswith("/"):
-                continue
-            to = stage / name[len(prefix):]
-            to.parent.mkdir(parents=True, exist_ok=True)
-            to.write_bytes(z.read(name))
-    (stage / "LICENSE").write_text("MathJax is distributed under the Apache License 2.0: https://github.com/mathjax/MathJax\n")
-
-
-def copy_mathjax(src: Path, dest: Path) -> None:
-    "Copy the parts of MathJax the site uses into `dest`."
-    def ignore(folder, names):
-        return [n for n in names if Path(folder) == src and MATHJAX_SKIP.match(n)]
-    shutil.copytree(src, dest, ignore=ignore)
+    "The cached MathJax es5 folder, fetched from npm or PyPI on first use (wevent_nb.cli.mathjax_dir, shared with the reports)."
+    return _mathjax_dir(fetch, log=say)
 
 
 def mathjax_head(prefix: str) -> str:
@@ -225,6 +145,42 @@ def execute(work: Path, nbs: str, workers: int, project: Path, keep_going: bool 
         failed = re.findall(r"^\t(\S+\.ipynb)\s*$", r.stdout + r.stderr, re.M)
         say(f"WARNING: these notebooks failed and are shown with their committed outputs: {', '.join(failed) or '(see nbdev-test)'}")
     run([BIN / "nbdev-clean"], work, env, "nbdev-clean")
+
+
+def executed_cache(project: Path) -> Path:
+    "Where the last full build of `project` keeps its executed notebooks for --no-exec (the user cache: the work tree is never written)."
+    import hashlib
+    return cache_home() / "docs-executed" / hashlib.sha256(str(project.resolve()).encode()).hexdigest()[:16]
+
+
+def source_hash(nb_path: Path) -> str:
+    "A hash of a notebook's cells (types and sources), not its outputs: whether an executed copy still matches it."
+    import hashlib
+    cells = json.loads(nb_path.read_text(encoding="utf-8"))["cells"]
+    return hashlib.sha256(json.dumps([(c["cell_type"], "".join(c["source"])) for c in cells]).encode()).hexdigest()
+
+
+def save_executed(project: Path, work: Path, nbs: str) -> None:
+    "Keep the executed notebooks of a full build, with the source hash of each, for later --no-exec builds."
+    cache = executed_cache(project)
+    shutil.rmtree(cache, ignore_errors=True); cache.mkdir(parents=True)
+    manifest = {}
+    for nb in sorted((work / nbs).glob("*.ipynb")):
+        shutil.copy2(nb, cache / nb.name); manifest[nb.name] = source_hash(project / nbs / nb.name)
+    (cache / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+
+
+def reuse_executed(project: Path, work: Path, nbs: str) -> None:
+    "--no-exec: use the last full build's outputs for every notebook whose source has not changed since."
+    cache = executed_cache(project)
+    manifest = json.loads((cache / "manifest.json").read_text()) if (cache / "manifest.json").is_file() else {}
+    reused, committed = [], []
+    for nb in sorted((work / nbs).glob("*.ipynb")):
+        if manifest.get(nb.name) == source_hash(nb) and (cache / nb.name).is_file():
+            shutil.copy2(cache / nb.name, nb); reused.append(nb.stem)
+        else: committed.append(nb.stem)
+    say("--no-exec: outputs of the last full build for " + (", ".join(reused) or "no notebook")
+        + "; the committed notebooks' saved outputs (no reproduction results) for " + (", ".join(committed) or "no notebook"))
 
 
 PROC = """
@@ -352,6 +308,36 @@ def fix_pages(out: Path, hosted: str) -> list[str]:
     return remote
 
 
+ID_RE = re.compile(r'\b(?:id|name)="([^"]+)"')
+HREF_RE = re.compile(r'<a\b[^>]*\bhref="([^"]*)"', re.I)
+EXTERNAL = re.compile(r"^(?:[a-z][a-z0-9+.-]*:|//)", re.I)   # http:, https:, mailto:, javascript:, data:, //host
+
+
+def broken_links(out: Path) -> list[str]:
+    "Every internal link of the built pages whose file or #anchor does not exist, as 'page: href'."
+    pages = [p for p in sorted(out.rglob("*.html")) if not p.is_relative_to(out / "mathjax") and not p.is_relative_to(out / "site_libs")]
+    ids: dict[Path, set] = {}
+    def anchors(page: Path) -> set:
+        if page not in ids: ids[page] = set(ID_RE.findall(page.read_text(encoding="utf-8"))) if page.suffix == ".html" else set()
+        return ids[page]
+    bad = []
+    for page in pages:
+        for href in HREF_RE.findall(page.read_text(encoding="utf-8")):
+            href = html.unescape(href)
+            if not href or EXTERNAL.match(href): continue
+            path, _, frag = href.partition("#")
+            target = (page.parent / path.split("?")[0]).resolve() if path else page.resolve()
+            if not target.exists() or (frag and target.suffix == ".html" and frag not in anchors(target)):
+                bad.append(f"{page.relative_to(out)}: {href}")
+    return bad
+
+
+def add_claims(project: Path, site: Path) -> None:
+    "Make the committed claims tables (claims/*.md) pages of the site, and serve their CSVs beside them."
+    if (project / "claims").is_dir():
+        shutil.copytree(project / "claims", site / "claims", dirs_exist_ok=True)
+
+
 def add_home(site: Path, out: Path) -> None:
     "Without an index notebook, make index.html send the reader to the first page of the sidebar."
     if (out / "index.html").exists():
@@ -399,12 +385,16 @@ def build_offline(project: Path, out: Path, execute_nbs: bool, workers: int, kee
         say(f"copied the project into {work}")
         if execute_nbs:
             execute(work, names["nbs"], workers, project, keep_going, flags)
+            save_executed(project, work, names["nbs"])
+        else:
+            reuse_executed(project, work, names["nbs"])
         proc = proc_nbs(work, workers, keep_going)
         site = tmp / "site"
         shutil.copytree(proc, site)
         renames = rename_pages(site)
         if renames:
             say("pages named as Quarto names them: " + ", ".join(f"{a} -> {Path(b).stem}.html" for a, b in renames.items()))
+        add_claims(project, site)
         built = tmp / "html"
         t1 = time.perf_counter()
         warnings = render(site, built)
@@ -417,6 +407,9 @@ def build_offline(project: Path, out: Path, execute_nbs: bool, workers: int, kee
         if remote:
             sys.exit("[docs] these pages still load files from another host (the site must work offline):\n  "
                      + "\n  ".join(remote))
+        bad = broken_links(built)
+        if bad:
+            sys.exit(f"[docs] {len(bad)} internal link(s) or anchor(s) do not resolve:\n  " + "\n  ".join(bad))
         install(built, out)
     finally:
         if keep_tmp:

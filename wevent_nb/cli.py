@@ -10,8 +10,10 @@ import argparse, ast, datetime, html, json, os, re, sys, time
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['PAPER_RE', 'paper_id', 'has_parameters_cell', 'find_notebooks', 'parse_value', 'export_html', 'run_report',
-           'write_index', 'reproduce', 'build_parser', 'main']
+__all__ = ['PAPER_RE', 'MATHJAX_VERSION', 'MATHJAX_WHEEL', 'MATHJAX_SKIP', 'REPORT_MATHJAX_SKIP', 'REMOTE', 'WIDGET_VIEW',
+           'REPORT_TEMPLATE', 'paper_id', 'has_parameters_cell', 'find_notebooks', 'parse_value', 'run_report',
+           'MathJaxUnavailable', 'cache_home', 'mathjax_dir', 'copy_mathjax', 'split_directives', 'report_notebook',
+           'report_mathjax_head', 'export_html', 'write_index', 'reproduce', 'build_parser', 'main']
 
 # %% ../nbs/30_cli.ipynb #fdf3a66b
 PAPER_RE = re.compile(r"^1(\d)_.*\.ipynb$")
@@ -52,14 +54,7 @@ def parse_value(text: str):
     except Exception: pass
     return text
 
-# %% ../nbs/30_cli.ipynb #d7fac47e
-def export_html(ipynb, html_path):
-    "Render an executed notebook to a standalone HTML page (images embedded)."
-    from nbconvert import HTMLExporter
-    exporter = HTMLExporter(embed_images=True)
-    body, _ = exporter.from_filename(str(ipynb))
-    Path(html_path).write_text(body, encoding="utf-8")
-
+# %% ../nbs/30_cli.ipynb #7cc62832
 def run_report(nb, out_dir, parameters: dict, cwd=None, kernel: str = "python3", timeout: float | None = None) -> dict:
     "Execute one notebook with papermill into `out_dir` (ipynb + html); return its status record."
     import papermill as pm
@@ -82,6 +77,204 @@ def run_report(nb, out_dir, parameters: dict, cwd=None, kernel: str = "python3",
         except Exception as e: rec.update(status="failed", error=(rec["error"] + f"\nHTML export failed: {e}").strip())
     else: rec.update(ipynb="", html="")
     return rec
+
+# %% ../nbs/30_cli.ipynb #ae75b535
+MATHJAX_VERSION = "3.2.2"
+MATHJAX_WHEEL = "sphinx-mathjax-offline==0.0.2"  # its static/mathjax is MathJax 3.2.2's es5 folder
+# What the docs site copies of MathJax's es5 folder: the tex-chtml bundle and what it loads on demand
+# (TeX extensions, CHTML fonts, the menu, accessibility). The other bundles are left out.
+MATHJAX_SKIP = re.compile(r"^(?:tex-svg.*|tex-mml.*|mml-.*|tex-chtml-full.*|node-main)\.js$")
+# What a report folder gets: the tex-svg bundle (its font is inside: no web fonts, so file:// works) and what it
+# loads on demand (TeX extensions, the menu, accessibility); no other bundle and no CHTML output
+REPORT_MATHJAX_SKIP = re.compile(r"^(?!tex-svg\.js$)[^/]*\.js$|^output$")
+# Any script, stylesheet, image or frame loaded from another host
+REMOTE = re.compile(r'<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)="(?:https?:)?//[^"]*"[^>]*>', re.I)
+
+class MathJaxUnavailable(RuntimeError):
+    "MathJax is not in the cache and no package registry could provide it."
+
+def cache_home() -> Path:
+    "Where wevent_nb caches downloads: $WEVENT_NB_CACHE, else ~/.cache/wevent_nb."
+    return Path(os.environ.get("WEVENT_NB_CACHE") or Path.home() / ".cache" / "wevent_nb")
+
+def mathjax_dir(fetch: bool = True, log=print) -> Path:
+    "The cached MathJax es5 folder (with tex-chtml.js and tex-svg.js), fetched from npm or PyPI on first use."
+    import shutil, tempfile
+    dest = cache_home() / "mathjax" / MATHJAX_VERSION
+    if (dest / "tex-chtml.js").is_file():
+        return dest
+    if not fetch:
+        raise MathJaxUnavailable(f"MathJax is not cached in {dest}")
+    errors = []
+    with tempfile.TemporaryDirectory(prefix="wevent_nb_mathjax_") as tmp:
+        tmp = Path(tmp)
+        stage = tmp / "es5"
+        for name, fetcher in (("npm", _from_npm), ("pip", _from_wheel)):
+            try:
+                fetcher(tmp, stage)
+                break
+            except Exception as e:  # any failure: try the other registry, then report both
+                errors.append(f"{name}: {str(e).strip()[-400:]}")
+                shutil.rmtree(stage, ignore_errors=True)
+        else:
+            raise MathJaxUnavailable(
+                "could not get MathJax " + MATHJAX_VERSION + ": neither `npm pack mathjax@" + MATHJAX_VERSION
+                + "` nor `pip download --no-deps " + MATHJAX_WHEEL + "` worked. Connect to a package registry once "
+                "(the files are then cached in " + str(dest) + ").\n  " + "\n  ".join(errors))
+        if not (stage / "tex-chtml.js").is_file():
+            raise MathJaxUnavailable(f"the MathJax package has no tex-chtml.js: {sorted(p.name for p in stage.iterdir())}")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(dest, ignore_errors=True)
+        shutil.move(str(stage), str(dest))
+    log(f"MathJax {MATHJAX_VERSION} cached in {dest}")
+    return dest
+
+def _safe_members(names: list[str], prefix: str) -> list[str]:
+    return [n for n in names if n.startswith(prefix) and ".." not in n.split("/") and not n.startswith("/")]
+
+def _from_npm(tmp: Path, stage: Path) -> None:
+    import shutil, subprocess, tarfile
+    npm = shutil.which("npm")
+    if not npm:
+        raise RuntimeError("npm is not installed")
+    r = subprocess.run([npm, "pack", f"mathjax@{MATHJAX_VERSION}", "--silent"], cwd=tmp, capture_output=True, text=True, timeout=300)
+    tgz = tmp / f"mathjax-{MATHJAX_VERSION}.tgz"
+    if r.returncode or not tgz.is_file():
+        raise RuntimeError(r.stderr or r.stdout or "npm pack made no tarball")
+    with tarfile.open(tgz) as tf:
+        members = [m for m in tf.getmembers() if m.name in _safe_members([m.name], "package/") and (m.isfile() or m.isdir())]
+        tf.extractall(tmp / "npm", members=members)
+    shutil.move(str(tmp / "npm" / "package" / "es5"), str(stage))
+    shutil.copy(tmp / "npm" / "package" / "LICENSE", stage / "LICENSE")
+
+def _from_wheel(tmp: Path, stage: Path) -> None:
+    import subprocess, zipfile
+    r = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "-q",
+                        "-d", str(tmp / "whl"), MATHJAX_WHEEL], capture_output=True, text=True, timeout=300)
+    wheels = sorted((tmp / "whl").glob("*.whl")) if (tmp / "whl").is_dir() else []
+    if r.returncode or not wheels:
+        raise RuntimeError(r.stderr or r.stdout or "pip download made no wheel")
+    prefix = "sphinx-mathjax-offline/static/mathjax/"
+    with zipfile.ZipFile(wheels[0]) as z:
+        for name in _safe_members(z.namelist(), prefix):
+            if name.endswith("/"):
+                continue
+            to = stage / name[len(prefix):]
+            to.parent.mkdir(parents=True, exist_ok=True)
+            to.write_bytes(z.read(name))
+    (stage / "LICENSE").write_text("MathJax is distributed under the Apache License 2.0: https://github.com/mathjax/MathJax\n")
+
+def copy_mathjax(src: Path, dest: Path, skip: re.Pattern = MATHJAX_SKIP) -> None:
+    "Copy the parts of MathJax's es5 folder `src` whose top-level names `skip` does not match into `dest`."
+    import shutil
+    src = Path(src)
+    def ignore(folder, names):
+        return [n for n in names if Path(folder) == src and skip.match(n)]
+    shutil.copytree(src, dest, ignore=ignore, dirs_exist_ok=True)
+
+# %% ../nbs/30_cli.ipynb #b9052701
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+_DIRECTIVE = re.compile(r"^\s*#\s*\|\s*([\w-]+)\s*:?\s*(.*?)\s*$")
+
+def split_directives(source: str) -> tuple[dict, str]:
+    "nbdev/Quarto directives at the top of a code cell (`#| hide`, `#| echo: false` ...) and the code below them."
+    lines, found = source.splitlines(), {}
+    i = 0
+    while i < len(lines) and (not lines[i].strip() or _DIRECTIVE.match(lines[i])):
+        m = _DIRECTIVE.match(lines[i])
+        if m: found[m.group(1).lower()] = m.group(2)
+        i += 1
+    return found, "\n".join(lines[i:]) if found else source
+
+def _false(v) -> bool: return str(v).strip().lower() in ("false", "no", "0")
+
+def report_notebook(nb):
+    "A copy of an executed notebook as its report shows it: nbdev directives obeyed and removed, static outputs only."
+    import copy
+    nb = copy.deepcopy(nb)
+    nb.metadata.pop("widgets", None)             # no kernel, no widget manager: saved widget state cannot render
+    cells = []
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            d, code = split_directives(cell.source)
+            if "hide" in d or _false(d.get("include", "")): continue
+            cell.source = code
+            if _false(d.get("output", "")): cell.outputs = []
+            if _false(d.get("echo", "")): cell.metadata.setdefault("transient", {})["remove_source"] = True
+            for out in cell.get("outputs", []):
+                data = out.get("data") or {}
+                if WIDGET_VIEW in data and set(data) - {WIDGET_VIEW, "text/plain"}:
+                    del data[WIDGET_VIEW]            # keep the static rendering (text/html, image/png ...) instead
+            if not code.strip() and not cell.outputs: continue
+        cells.append(cell)
+    nb.cells = cells
+    return nb
+
+# %% ../nbs/30_cli.ipynb #e5d3e716
+REPORT_TEMPLATE = r"""{%- extends 'lab/index.html.j2' -%}
+{%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+{%- block html_head_js_mathjax -%}{{ resources.report_mathjax }}{%- endblock html_head_js_mathjax -%}
+{%- block extra_css -%}
+<style>
+details.wn-code > summary { cursor: pointer; color: #777; font-size: 0.8em; padding: 1px 0; margin-left: var(--jp-cell-prompt-width, 64px); user-select: none; }
+details.wn-code > summary:hover { color: #1a5fb4; }
+details.wn-code[open] > summary { margin-bottom: 2px; }
+.wn-bar { position: sticky; top: 0; z-index: 10; display: flex; gap: 1em; align-items: center; justify-content: flex-end;
+          padding: 4px 8px; background: rgba(255,255,255,.92); border-bottom: 1px solid #ddd; font: 0.85em system-ui, sans-serif; color: #555; }
+.wn-bar button { font: inherit; cursor: pointer; }
+mjx-container[display="true"] { overflow-x: auto; overflow-y: hidden; }
+</style>
+{%- endblock extra_css -%}
+{%- block body_header -%}
+{{ super() }}
+<div class="wn-bar"><span>Code is folded: open a cell's &ldquo;code&rdquo; line to read it.</span>
+<button type="button" id="wn-toggle-code" onclick="wnToggleCode(this)">Show all code</button></div>
+<script>
+function wnToggleCode(b) {
+  var open = b.getAttribute("data-open") !== "1";
+  document.querySelectorAll("details.wn-code").forEach(function (d) { d.open = open; });
+  b.setAttribute("data-open", open ? "1" : "");
+  b.textContent = open ? "Hide all code" : "Show all code";
+}
+</script>
+{%- endblock body_header -%}
+{% block input_group -%}
+{%- set n = cell.source.splitlines() | length -%}
+<details class="wn-code"><summary>{{ "parameters (injected by papermill)" if "injected-parameters" in cell.metadata.get("tags", []) else "code" }}, {{ n }} line{{ "" if n == 1 else "s" }}</summary>
+{{ super() }}
+</details>
+{%- endblock input_group %}
+"""
+
+def report_mathjax_head(src: str) -> str:
+    "Head elements that typeset `$..$`, `$$..$$`, `\\(..\\)` and `\\[..\\]` with the MathJax bundle at `src`."
+    config = ("window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\\\(', '\\\\)']], displayMath: [['$$', '$$'], ['\\\\[', '\\\\]']], "
+              "processEscapes: true, processEnvironments: true}, svg: {fontCache: 'global'}, "
+              "options: {ignoreHtmlClass: 'tex2jax_ignore|wn-code'}};")
+    return f'<script>{config}</script>\n<script id="MathJax-script" defer src="{html.escape(src)}"></script>'
+
+def export_html(ipynb, html_path, mathjax: bool = True) -> Path:
+    "Render an executed notebook as a report page (see above): images embedded, code folded, MathJax in `_static/mathjax`."
+    import nbformat
+    from jinja2 import DictLoader
+    from nbconvert import HTMLExporter
+    html_path = Path(html_path)
+    head = ""
+    if mathjax:
+        local = html_path.parent / "_static" / "mathjax"
+        try:
+            if not (local / "tex-svg.js").is_file(): copy_mathjax(mathjax_dir(log=lambda m: print(m, file=sys.stderr)), local, REPORT_MATHJAX_SKIP)
+            head = report_mathjax_head("_static/mathjax/tex-svg.js")
+        except MathJaxUnavailable as e:
+            print(f"wevent-nb: WARNING: {html_path.name} will show its formulas as TeX source: {e}", file=sys.stderr)
+    exporter = HTMLExporter(template_name="lab", embed_images=True, template_file="wevent_report.html.j2",
+                            extra_loaders=[DictLoader({"wevent_report.html.j2": REPORT_TEMPLATE})])
+    nb = report_notebook(nbformat.read(str(ipynb), as_version=4))
+    body, _ = exporter.from_notebook_node(nb, resources={"report_mathjax": head})
+    html_path.write_text(body, encoding="utf-8")
+    return html_path
 
 # %% ../nbs/30_cli.ipynb #8e089931
 def write_index(out_dir, records: list[dict], title: str = "wevent_nb reports") -> Path:
