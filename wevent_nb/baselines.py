@@ -19,7 +19,7 @@ __all__ = ['KELLARIS', 'check_w_fits', 'check_real', 'check_choice', 'CentralBas
            'DSATNoThresholdNoise']
 
 # %% ../nbs/04_baselines.ipynb #59b653dd
-KELLARIS = "Kellaris et al. 2014 (via SPAS, paper 001; PBD/PBA, paper 003)"
+KELLARIS = "Kellaris et al. 2014 (used by SPAS and PBD/PBA)"
 
 def check_w_fits(w: int, T: int) -> int:
     "Reject a window longer than the stream with a ValueError naming both w and T."
@@ -241,7 +241,7 @@ class BA(BD):
 @register
 class FAST(CentralBaseline):
     "Fan & Xiong's FAST (Kalman prediction + PID sampling), w-event: at most M = ceil(ratio*w) samples per window."
-    name, paper = "FAST", "Fan & Xiong 2012/2014, w-event adaptation (via SPAS, paper 001)"
+    name, paper = "FAST", "Fan & Xiong 2012/2014, w-event adaptation (used by SPAS)"
     summary = "Kalman filter per bin, PID-controlled sampling, at most ceil(0.075 w) samples at eps/M in any window"
     diagnostics = ("eps_pub", "interval")
 
@@ -295,7 +295,7 @@ class FAST(CentralBaseline):
 @register
 class DSAT(CentralBaseline):
     "Li et al. 2015 DSAT (benchmark's w-event variant): feedback-adjusted SVT sampling, at most ceil(0.15 w) samples per window."
-    name, paper = "DSAT", "Li et al. 2015, benchmark w-event variant (via SPAS, paper 001)"
+    name, paper = "DSAT", "Li et al. 2015, benchmark w-event variant (used by SPAS)"
     summary = "SVT-tested sampling (restarted after every sample) against a feedback threshold; at most C_D = ceil(0.15 w) samples at eps/(2 C_D) per window"
     diagnostics = ("eps_pub", "eps_svt", "threshold", "base")
     flags = ("compared",)
@@ -372,7 +372,7 @@ class DSATClipped(DSAT):
 @register
 class AdaPub(CentralBaseline):
     "Wang et al. 2019 AdaPub: uniform eps/w with dimension grouping, PID-driven time grouping and median smoothing."
-    name, paper = "AdaPub", "Wang et al. 2019 (via SPAS, paper 001)"
+    name, paper = "AdaPub", "Wang et al. 2019 (used by SPAS)"
     summary = "0.8 eps/w per step on grouped bins; 0.2 eps per window on time-grouping tests; median of the time group"
     diagnostics = ("eps_pub", "eps_test", "n_groups")
     noise_roles = {"_step": ("release", 1.0), "_deviation": ("statistic", 1.0)}
@@ -429,7 +429,7 @@ class AdaPub(CentralBaseline):
 @register
 class PeGaSus(CentralBaseline):
     "Chen et al. 2017 PeGaSus per bin: Laplace perturber, SVT-style online grouper, mean smoother; eps/w per step."
-    name, paper = "PeGaSus", "Chen et al. 2017, w-event adaptation (via SPAS, paper 001)"
+    name, paper = "PeGaSus", "Chen et al. 2017, w-event adaptation (used by SPAS)"
     summary = "per bin: perturb at 0.8 eps/w, group online with an SVT at 0.2 eps/w, release the group mean"
     diagnostics = ("eps_pub", "eps_group")
     noise_roles = {"_perturb": ("release", 1.0), "_new_thresholds": ("svt_threshold", 2.0), "_deviations": ("svt_query", 2.0)}

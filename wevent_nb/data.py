@@ -29,7 +29,7 @@ __all__ = ['LDP_IDS_MODELS', 'PBD_MODELS', 'STANDINS', 'ENV_VAR', 'DATASETS', 'A
 # %% ../nbs/02_data.ipynb #56b69871
 def lns_probabilities(T: int = 800, p0: float = 0.05, sd: float = 0.0025, rng=None, round_decimals: int | None = None,
                       require_positive: bool = False, max_tries: int = 10_000) -> np.ndarray:
-    "LDP-IDS LNS / PBD-PBA TLNS random walk p_t = clip(p_{t-1} + N(0, sd^2), 0, 1), t = 1..T (ldp_ids.md §4.1, pbd_pba.md §5.2)."
+    "LDP-IDS LNS / PBD-PBA TLNS random walk p_t = clip(p_{t-1} + N(0, sd^2), 0, 1), t = 1..T (LDP-IDS Sec. 7.1.1, PBD/PBA Sec. 5.1)."
     T = check_int(T, "T", minimum=1)
     p0 = check_fraction(p0, "p0", closed=True)
     if isinstance(sd, bool) or not isinstance(sd, (int, float, np.floating)) or not math.isfinite(sd) or sd < 0:
@@ -50,12 +50,12 @@ def lns_probabilities(T: int = 800, p0: float = 0.05, sd: float = 0.0025, rng=No
     raise RuntimeError(f"no LNS path with min p_t > 0 in {max_tries} tries (T={T}, p0={p0}, sd={sd}); lower sd or T")
 
 def sin_probabilities(T: int = 800, A: float = 0.05, b: float = 0.01, h: float = 0.075, round_decimals: int | None = None) -> np.ndarray:
-    "LDP-IDS / PBD-PBA Sin model p_t = A sin(b t) + h, t = 1..T (ldp_ids.md §4.1, pbd_pba.md §5.2)."
+    "LDP-IDS / PBD-PBA Sin model p_t = A sin(b t) + h, t = 1..T (LDP-IDS Sec. 7.1.1, PBD/PBA Sec. 5.1)."
     p = A * np.sin(b * np.arange(1, check_int(T, "T", minimum=1) + 1)) + h
     return _check_p(p if round_decimals is None else np.round(p, check_int(round_decimals, "round_decimals", minimum=0)), "Sin")
 
 def log_probabilities(T: int = 800, A: float = 0.25, b: float = 0.01, round_decimals: int | None = None) -> np.ndarray:
-    "LDP-IDS / PBD-PBA Log model p_t = A / (1 + exp(-b t)), t = 1..T (ldp_ids.md §4.1, pbd_pba.md §5.2)."
+    "LDP-IDS / PBD-PBA Log model p_t = A / (1 + exp(-b t)), t = 1..T (LDP-IDS Sec. 7.1.1, PBD/PBA Sec. 5.1)."
     p = A / (1.0 + np.exp(-b * np.arange(1, check_int(T, "T", minimum=1) + 1)))
     return _check_p(p if round_decimals is None else np.round(p, check_int(round_decimals, "round_decimals", minimum=0)), "Log")
 
@@ -75,13 +75,13 @@ def _check_model(model):
     return model
 
 def binary_aggregate(p, N: int, rng=None, model: str = "exact", name: str = "") -> CategoricalAggregate:
-    "Histogram (N - k_t, k_t) of a binary population: k_t = round(p_t N) (LDP-IDS §7.1.1) or Bin(N, p_t) (PBD/PBA §5.1)."
+    "Histogram (N - k_t, k_t) of a binary population: k_t = round(p_t N) (LDP-IDS Sec. 7.1.1) or Bin(N, p_t) (PBD/PBA Sec. 5.1)."
     p, N, model = _check_prob_seq(p), check_int(N, "N", minimum=1), _check_model(model)
     k = np.rint(p * N).astype(np.int64) if model == "exact" else as_rng(rng).binomial(N, p).astype(np.int64)
     return CategoricalAggregate(np.stack([N - k, k], axis=1), name)
 
 def binary_population(p, N: int, rng=None, model: str = "exact", name: str = "") -> CategoricalPopulation:
-    "Per-user binary values (N x T): round(p_t N) random users hold 1 (LDP-IDS §7.1.1) or each holds 1 w.p. p_t (PBD/PBA §5.1)."
+    "Per-user binary values (N x T): round(p_t N) random users hold 1 (LDP-IDS Sec. 7.1.1) or each holds 1 w.p. p_t (PBD/PBA Sec. 5.1)."
     p, N, model, rng = _check_prob_seq(p), check_int(N, "N", minimum=1), _check_model(model), as_rng(rng)
     T = p.size
     if model == "bernoulli": return CategoricalPopulation((rng.random((N, T)) < p[None, :]).astype(np.int8), 2, name)
@@ -104,14 +104,14 @@ def _probabilities(model, T, rng, require_positive, **kw):
 
 def ldp_ids_synthetic(model: str = "LNS", N: int = 200_000, T: int = 800, rng=None, aggregate: bool = True,
                       require_positive: bool = True, **params):
-    "LDP-IDS (paper 000, Sec. 7.1.1; ldp_ids.md §4.1) binary stream: CategoricalAggregate, or CategoricalPopulation if not aggregate."
+    "LDP-IDS (Sec. 7.1.1) binary stream: CategoricalAggregate, or CategoricalPopulation if not aggregate."
     rp, ru = spawn_rngs(rng, 2)
     p = _probabilities(model, T, rp, require_positive, **params)
     name = f"LDP-IDS {model} (N={N}, T={T})"
     return binary_aggregate(p, N, ru, "exact", name) if aggregate else binary_population(p, N, ru, "exact", name)
 
 def pbd_synthetic(model: str = "TLNS", N: int = 10_000, T: int = 10_000, rng=None, aggregate: bool = False, **params):
-    "PBD/PBA (paper 003, Sec. 5.1; pbd_pba.md §5.2) Bernoulli binary stream: CategoricalPopulation, or CategoricalAggregate."
+    "PBD/PBA (Sec. 5.1) Bernoulli binary stream: CategoricalPopulation, or CategoricalAggregate."
     rp, ru = spawn_rngs(rng, 2)
     p = _probabilities(model, T, rp, False, **params)
     name = f"PBD/PBA {model} (N={N}, T={T})"
@@ -132,7 +132,7 @@ def window_levels(w: int = 120, step: int = 40) -> np.ndarray:
 
 def personalized_params(N: int, eps: float = 0.6, w: int = 120, rng=None, scheme: str = "groups", n_groups: int = 10,
                         eps_levels=None, w_levels=None) -> tuple[np.ndarray, np.ndarray]:
-    "Per-user (eps_i, w_i) of PBD/PBA (paper 003, Sec. 5.2, pbd_pba.md §5.3): 10 id-ordered groups (artifact) or i.i.d."
+    "Per-user (eps_i, w_i) of PBD/PBA (Sec. 5.2, Table 3): 10 id-ordered groups (the authors' artifact) or i.i.d."
     N = check_int(N, "N", minimum=1)
     el = budget_levels(eps) if eps_levels is None else check_array(eps_levels, "eps_levels", ndim=1)
     wl = window_levels(w) if w_levels is None else check_array(w_levels, "w_levels", ndim=1, dtype=np.int64)
@@ -146,7 +146,7 @@ def personalized_params(N: int, eps: float = 0.6, w: int = 120, rng=None, scheme
     return np.repeat(rng.choice(el, g), sizes), np.repeat(rng.choice(wl, g), sizes).astype(np.int64)
 
 def two_type_params(N: int, o: float, vary: str = "eps") -> tuple[np.ndarray, np.ndarray]:
-    "PBD/PBA Figs. 12-13 (pbd_pba.md §5.3): first round(oN) users get eps=1.0 (vary='eps') or w=40 (vary='w'); others (0.6, 120)."
+    "PBD/PBA Figs. 12-13 (Sec. 5.5): first round(oN) users get eps=1.0 (vary='eps') or w=40 (vary='w'); others (0.6, 120)."
     N, o = check_int(N, "N", minimum=1), check_fraction(o, "o", closed=True)
     k = int(round(o * N))
     e, w = np.full(N, 0.6), np.full(N, 120, np.int64)
@@ -162,7 +162,7 @@ def personalized_population(pop, eps_i, w_i, name: str | None = None) -> Persona
 
 def pbd_personalized_synthetic(model: str = "TLNS", N: int = 10_000, T: int = 10_000, eps: float = 0.6, w: int = 120,
                                rng=None, scheme: str = "groups", **params) -> PersonalizedPopulation:
-    "PBD/PBA (paper 003, Secs. 5.1-5.2) synthetic binary stream with the default personalized (eps_i, w_i) assignment."
+    "PBD/PBA (Secs. 5.1-5.2) synthetic binary stream with the default personalized (eps_i, w_i) assignment."
     rd, rp = spawn_rngs(rng, 2)
     e, wi = personalized_params(N, eps, w, rp, scheme)
     return personalized_population(pbd_synthetic(model, N, T, rd, **params), e, wi)
@@ -170,48 +170,48 @@ def pbd_personalized_synthetic(model: str = "TLNS", N: int = 10_000, T: int = 10
 # %% ../nbs/02_data.ipynb #e63d3a40
 def _spas_mix(T, d, hi, rng, name, to_int):
     T, rng = check_int(T, "T", minimum=2), as_rng(rng)
-    if to_int not in ("round", "floor"): raise ValueError(f"to_int={to_int!r} is not allowed: to_int must be 'round' (spec) or 'floor' (authors' files)")
+    if to_int not in ("round", "floor"): raise ValueError(f"to_int={to_int!r} is not allowed: to_int must be 'round' (the default) or 'floor' (the SPAS authors' files)")
     h = T // 2
     g = rng.normal(1000, 10, size=(T - h, d))
     x = np.vstack([rng.integers(1, hi + 1, size=(h, d)), np.rint(g) if to_int == "round" else np.floor(g)])
     return HistogramStream(np.maximum(x, 0).astype(float), name)  # N(1000, 10^2) is > 0 with probability 1 - 1e-200
 
 def spas_syn1(T: int = 10_000, rng=None) -> HistogramStream:
-    "SPAS (paper 001) Synthetic1, Table 2 (spas.md §6.1): i.i.d. integers uniform on 1..200, d = 1."
+    "SPAS Synthetic1 (Table 2): i.i.d. integers uniform on 1..200, d = 1."
     return HistogramStream(as_rng(rng).integers(1, 201, size=(check_int(T, "T", minimum=1), 1)).astype(float), "SPAS Syn1")
 
 def spas_syn2(T: int = 10_000, rng=None, to_int: str = "round") -> HistogramStream:
-    "SPAS (paper 001) Synthetic2, Table 2 (spas.md §6.1): uniform 1..1000, then round(N(1000, 10^2)) from T/2 on, d = 1."
+    "SPAS Synthetic2 (Table 2): uniform 1..1000, then round(N(1000, 10^2)) from T/2 on, d = 1."
     return _spas_mix(T, 1, 1000, rng, "SPAS Syn2", to_int)
 
 def spas_syn3(T: int = 10_000, d: int = 10, rng=None, to_int: str = "round") -> HistogramStream:
-    "SPAS (paper 001) Synthetic3, Table 2 (spas.md §6.1): per bin uniform 1..10000, then round(N(1000, 10^2)), d = 10."
+    "SPAS Synthetic3 (Table 2): per bin uniform 1..10000, then round(N(1000, 10^2)), d = 10."
     return _spas_mix(T, check_int(d, "d", minimum=1), 10_000, rng, "SPAS Syn3", to_int)
 
 # %% ../nbs/02_data.ipynb #ae88b727
 def capp_constant(T: int = 1000, value: float = 0.1) -> NumericPopulation:
-    "CAPP (paper 002) Fig. 11 Constant stream x_t = 0.1 (capp.md §6.1)."
+    "CAPP Fig. 11 Constant stream x_t = 0.1 (Sec. VI-D)."
     return NumericPopulation(np.full((1, check_int(T, "T", minimum=1)), check_fraction(value, "value", closed=True)), name="CAPP Constant")
 
 def capp_pulse(T: int = 1000, period: int = 5) -> NumericPopulation:
-    "CAPP (paper 002) Fig. 11 Pulse stream x_t = 1 if t mod 5 == 0 else 0, t = 1..T (capp.md §6.1)."
+    "CAPP Fig. 11 Pulse stream x_t = 1 if t mod 5 == 0 else 0, t = 1..T (Sec. VI-D)."
     t = np.arange(1, check_int(T, "T", minimum=1) + 1)
     return NumericPopulation((t % check_int(period, "period", minimum=1) == 0).astype(float)[None, :], name="CAPP Pulse")
 
 def capp_sinusoidal(T: int = 1000, period: float = 20.0) -> NumericPopulation:
-    "CAPP (paper 002) Fig. 11 Sinusoidal stream x_t = 0.5 + 0.5 sin(2 pi t / P), P = 20 (capp.md §6.1, B2 choice)."
+    "CAPP Fig. 11 Sinusoidal stream x_t = 0.5 + 0.5 sin(2 pi t / P), P = 20 (the paper gives no formula: P is this implementation's choice)."
     t = np.arange(1, check_int(T, "T", minimum=1) + 1)
     return NumericPopulation(np.clip(0.5 + 0.5 * np.sin(2 * np.pi * t / check_eps(period, "period")), 0, 1)[None, :], name="CAPP Sinusoidal")
 
 def capp_sin_data(d: int = 5, T: int = 1000, phases=None) -> NumericPopulation:
-    "CAPP (paper 002) Fig. 10 Sin-data: row k = 0.5 + 0.5 sin(2 pi (k/100) t + phi_k), k = 1..d (capp.md §6.1, B1-B2 choice)."
+    "CAPP Fig. 10 Sin-data: row k = 0.5 + 0.5 sin(2 pi (k/100) t + phi_k), k = 1..d (the paper gives no formula: this is a choice)."
     d, T = check_int(d, "d", minimum=1), check_int(T, "T", minimum=1)
     ph = np.zeros(d) if phases is None else check_array(phases, "phases", ndim=1, shape=(d,))
     k, t = np.arange(1, d + 1)[:, None], np.arange(1, T + 1)[None, :]
     return NumericPopulation(np.clip(0.5 + 0.5 * np.sin(2 * np.pi * k / 100 * t + ph[:, None]), 0, 1), name=f"CAPP Sin-data d={d}")
 
 # %% ../nbs/02_data.ipynb #022c4f2d
-STANDINS = {  # (N, T, d) of the real sets that cannot be obtained here (ldp_ids.md §4.2, pbd_pba.md §5.1)
+STANDINS = {  # (N, T, d) of the real sets that cannot be obtained here (LDP-IDS Sec. 7.1.2, PBD/PBA Sec. 5.1)
     "ldp-ids-taxi": (10_357, 886, 5), "ldp-ids-foursquare": (265_149, 447, 77), "ldp-ids-taobao": (1_023_154, 432, 117),
     "pbd-taxi": (10_357, 8_889, 100)}
 
@@ -222,7 +222,7 @@ def _drift_path(T, d, drift, rng):
 
 def markov_population(N: int, T: int, d: int, stay: float = 0.9, drift: float = 0.05, rng=None, aggregate: bool = False,
                       name: str = "", pi=None):
-    "Seeded sticky-Markov stand-in (ldp_ids.md §4.2 resolution): CategoricalPopulation, or its exact CategoricalAggregate."
+    "Seeded sticky-Markov stand-in for an unobtainable real set: CategoricalPopulation, or its exact CategoricalAggregate."
     if pi is not None:  # a given target path (T x d rows of probabilities) instead of the random drift
         pi = check_array(pi, "pi", ndim=2)
         if pi.min() < 0 or not np.allclose(pi.sum(1), 1): raise ValueError("pi must hold one probability vector per timestamp (rows >= 0 summing to 1)")
@@ -252,7 +252,7 @@ def standin(name: str, rng=None, aggregate: bool = False, **overrides):
     return markov_population(rng=rng, aggregate=aggregate, name=f"{name} (stand-in)", **kw)
 
 def load_user_matrix(path, d: int | None = None, missing: int = -1, name: str = "") -> CategoricalPopulation:
-    "Load an N x T integer matrix (.npy, .npz, .csv) of user values; fill gaps by carrying forward, back-fill before the first (ldp_ids.md §4.2)."
+    "Load an N x T integer matrix (.npy, .npz, .csv) of user values; fill gaps by carrying forward, back-fill before the first."
     path = Path(path)
     if path.suffix == ".npy": a = np.load(path)
     elif path.suffix == ".npz":
@@ -404,7 +404,7 @@ def _read_matrix_skip1(path, info, length=None, raw=False, negatives="clip"):
     return _hist(_length(a, info.period, length), f"SPAS {info.short}" if info.short else info.name, negatives, raw)
 
 def _read_spas_ret(path, info, length=None, raw=False, negatives="shift"):
-    return _read_matrix_skip1(path, info, length, raw, negatives)  # spec A21 keeps Retail's negative values
+    return _read_matrix_skip1(path, info, length, raw, negatives)  # SPAS keeps Retail's negative values (returns)
 
 def _read_matrix(path, info, raw=False, negatives="clip", columns=None):
     df = _csv(path, header=0 if info.name == "outpatient" else None)
@@ -435,7 +435,7 @@ def _read_capp(path, info, normalise=True, raw=False):
     m = loadmat(path)
     key = {"capp-c6h6": "air_c6h6", "capp-volume": "volume"}[info.name]
     x = np.asarray(m[key], dtype=float).ravel()
-    x = x[x != -200]  # UCI Air Quality tags missing values with -200 (capp.md B9)
+    x = x[x != -200]  # UCI Air Quality tags missing values with -200
     if raw: return x
     lo, hi = float(x.min()), float(x.max())
     if normalise: return NumericPopulation(((x - lo) / (hi - lo))[None, :], name=f"CAPP {info.short}")
@@ -464,7 +464,7 @@ DATASETS: dict[str, DatasetInfo] = {d.name: d for d in [
        _SPAS_RAW + "old_data_ori/td_output.csv"),
     _D("spas-ret", "spas/old_data_ori__retail_output.csv", _URL_RETAIL, "ee7ea0374b6357c7fb13a346938640f20663f081b5284ebc767cfeea398c54d6",
        ["SPAS"], "not stated (Kaggle retail data set): tests only",
-       "Weekly retail sales, 100 (store, department) dims (SPAS 'Ret'); line 1 = 143 (original length); has negatives (shifted by default, spec A21)",
+       "Weekly retail sales, 100 (store, department) dims (SPAS 'Ret'); line 1 = 143 (original length); has negatives (returns; shifted by default)",
        "histogram", _read_spas_ret, "Ret", 143, _SPAS_RAW + "old_data_ori/retail_output.csv"),
     _D("tdrive64", "spas/real_dataset__td.csv", _URL_TDRIVE, "faa92cf050a98e4428c793cbbdd00cbe5f43d90d7aab36ae826034bf1780d680",
        ["SPAS", "benchmark"], "research use only (Microsoft Research T-Drive sample): tests only",

@@ -1,4 +1,4 @@
-"""The error, communication and detection measures of the five papers, each exactly as its spec defines it, with a registry so experiment grids can ask for them by name.
+"""The error, communication and detection measures of the five papers, each as its paper defines it (and, where the paper leaves a gap, as stated here), with a registry so experiment grids can ask for them by name.
 
 Docs: https://wevent-nb.github.io/wevent_nb/metrics.html.md"""
 
@@ -216,7 +216,7 @@ def roc_auc(scores, labels) -> float:
 
 # %% ../nbs/03_metrics.ipynb #465dc303
 def mean_category_index(hist) -> np.ndarray:
-    "LDP-IDS event series on real data (A26): $c_{mean,t}=\\sum_{k=1}^{d}k\\,c_t[k]$ for a T x d frequency stream."
+    "LDP-IDS event series on real data (Sec. 7.4, read as the mean category index): $c_{mean,t}=\\sum_{k=1}^{d}k\\,c_t[k]$ for a T x d frequency stream."
     h = check_array(hist, "hist", ndim=2, dtype=float)
     return h @ np.arange(1, h.shape[1] + 1, dtype=float)
 
@@ -270,7 +270,7 @@ class MetricInfo:
         "The metric's function with `params` fixed."
         return partial(self.fn, **params)
 
-_P = {0: "LDP-IDS (000)", 1: "SPAS (001)", 2: "CAPP (002)", 3: "PBD/PBA (003)", 4: "Delay (004)"}
+_P = {0: "LDP-IDS (Ren et al. 2022)", 1: "SPAS", 2: "CAPP (R. Du et al.)", 3: "PBD/PBA (L. Du et al. 2025)", 4: "Delay (X. Li et al. 2025)"}
 METRICS: dict[str, MetricInfo] = {m.name: m for m in [
     MetricInfo("MAE", mae, f"{_P[0]}; {_P[4]}", True, "mean absolute error"),
     MetricInfo("MSE", mse, _P[0], True, "mean squared error"),
@@ -298,5 +298,5 @@ def get_metric(name: str) -> MetricInfo:
     return METRICS[key]
 
 def list_metrics(paper: str | None = None) -> list[MetricInfo]:
-    "Registered metrics, optionally filtered by paper (substring, e.g. 'SPAS' or '001')."
+    "Registered metrics, optionally filtered by paper (substring, e.g. 'SPAS' or 'PBD/PBA')."
     return [m for m in METRICS.values() if paper is None or paper.lower() in m.paper.lower()]

@@ -246,7 +246,7 @@ class GRR(FrequencyOracle):
         return np.bincount(r.astype(np.int64), minlength=self.d)
 
     def sample_counts(self, true_counts, rng=None, method="uniform", chunk_elems: int = 1 << 21) -> np.ndarray:
-        "Exact aggregate GRR c' for true counts n_k ((d,) or (T, d)): Eq. (5) in O(d), or method='others' (spec 2.4, O(d^2))."
+        "Exact aggregate GRR c' for true counts n_k ((d,) or (T, d)): Eq. (5) in O(d), or method='others' (the direct per-value construction, O(d^2))."
         nk = self._true_counts(true_counts)
         rng, d = as_rng(rng), self.d
         flat = nk.reshape(-1, d)
