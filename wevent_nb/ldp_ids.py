@@ -1,4 +1,4 @@
-"""Paper 000, "LDP-IDS: Local Differential Privacy for Infinite Data Streams" (Ren et al., SIGMOD 2022): the seven methods LBU, LSP, LBD, LBA (budget division) and LPU, LPD, LPA (population division), with GRR or OUE as the frequency oracle, two exact simulation modes, the per-user privacy ledger, the paper's analysis as functions, and the reproduction of Figs. 4-8 and Table 2.
+"""Xuebin Ren, Liang Shi, Weiren Yu, Shusen Yang, Cong Zhao and Zongben Xu, "LDP-IDS: Local Differential Privacy for Infinite Data Streams", SIGMOD 2022: the seven methods LBU, LSP, LBD, LBA (budget division) and LPU, LPD, LPA (population division), with GRR or OUE as the frequency oracle, two exact simulation modes, the per-user privacy ledger, the paper's analysis as functions, and the reproduction of Figs. 4-8 and Table 2.
 
 Docs: https://wevent-nb.github.io/wevent_nb/ldp_ids.html.md"""
 
@@ -217,7 +217,7 @@ def _info(T, budget, population):
 # %% ../nbs/10_ldp_ids.ipynb #a4a7d7b6
 class LDPIDSMechanism(Mechanism):
     "Base of the seven LDP-IDS methods: validated (eps, w, fo, mode, u_min); start/step/finish, and run(stream, rng) -> Release."
-    paper, stream_kind = "LDP-IDS (paper 000)", "categorical"
+    paper, stream_kind = "LDP-IDS, Ren et al., SIGMOD 2022 (paper 000)", "categorical"
     budget_division, population_division = False, False
 
     def __init__(self, eps, w, fo="grr", mode="auto", u_min=1):
@@ -652,7 +652,7 @@ TABLE2 = {  # paper's Table 2 (Sin, Log columns): (eps, w) -> method -> (Sin, Lo
     (1, 20): dict(LBU=(1.0, 1.0), LBD=(1.2719, 1.2671), LBA=(1.1709, 1.1687), LSP=(0.05, 0.05), LPU=(0.05, 0.05), LPD=(0.0457, 0.0457), LPA=(0.0404, 0.0403)),
     (2, 20): dict(LBU=(1.0, 1.0), LBD=(1.2800, 1.2823), LBA=(1.1731, 1.1737), LSP=(0.05, 0.05), LPU=(0.05, 0.05), LPD=(0.0466, 0.0468), LPA=(0.0414, 0.0413)),
     (2, 40): dict(LBU=(1.0, 1.0), LBD=(1.2643, 1.2575), LBA=(1.1729, 1.1676), LSP=(0.025, 0.025), LPU=(0.025, 0.025), LPD=(0.0242, 0.0245), LPA=(0.0206, 0.0207))}
-# spec property 24: the band the spec author's simulation of this spec fell into; a regression guard for tests only
+# a regression guard for tests only: the band around Table 2's values that five-run means of this implementation stay in
 # (the notebook's claims judge Table 2 with tolerances from the spread over seeds, not with this band)
 TABLE2_TOL = dict(LBU=1e-12, LSP=1e-12, LPU=1e-12, LBD=0.03, LBA=0.03, LPD=0.002, LPA=0.002)
 
@@ -667,12 +667,12 @@ def cfpu_metric(est, true, release=None) -> float:
     return float(np.sum(release.info["n_reports"]) / (release.info["N"] * len(release.info["n_reports"])))
 
 def cfpu_fullwin_metric(est, true, release=None) -> float:
-    "CFPU over complete windows only (Table 2, spec A19)."
+    "CFPU over complete windows only (Table 2 prints exactly 1/w for LSP and LPU even where T is not a multiple of w)."
     from wevent_nb.metrics import cfpu_fullwin
     return cfpu_fullwin(release.info["n_reports"], release.info["N"], release.params["w"])
 
 def event_series(freq) -> np.ndarray:
-    "Fig. 7's monitored scalar: the value-1 frequency for d = 2, else the mean category index (spec A26)."
+    "Fig. 7's monitored scalar: the value-1 frequency for d = 2, else the mean category index sum_k k c[k] (Sec. 7.4's c_mean)."
     from wevent_nb.metrics import mean_category_index
     f = np.asarray(freq, float)
     return f[:, 1] if f.shape[1] == 2 else mean_category_index(f)
