@@ -1,4 +1,4 @@
-"""Paper 001, "SPAS: Continuous Release of Data Streams under w-Event Differential Privacy": the error model, the optimal sampling count (Theorem 1), the weighted SVT (Algorithm 1) and SPAS (Algorithm 2), derived, implemented, checked and reproduced.
+"""*SPAS: Continuous Release of Data Streams under w-Event Differential Privacy*: the error model (Eq. 2), the optimal sampling count (Theorem 1), the weighted SVT (Algorithm 1) and SPAS (Algorithm 2), derived, implemented, checked and reproduced.
 
 Docs: https://wevent-nb.github.io/wevent_nb/spas.html.md"""
 
@@ -63,7 +63,7 @@ def weighted_svt(dis, C, threshold, eps_s, delta_s=1.0, rng=None):
 
 # %% ../nbs/11_spas.ipynb #e318c97b
 def direct_release_rule(spent_p, t, w, C, eps_p, tol=1e-12):
-    "Spec 3.8: (release directly?, Laplace budget R left in the window ending at t, timestamps k still to pay)."
+    "Direct release (Sec. 4, Fig. 3): (release directly?, Laplace budget R left in the window ending at t, timestamps k still to pay)."
     lo = max(0, t - w + 1)
     past = np.asarray(spent_p[lo:t])
     R = eps_p - float(past.sum())
@@ -75,7 +75,7 @@ def direct_release_rule(spent_p, t, w, C, eps_p, tol=1e-12):
 # %% ../nbs/11_spas.ipynb #f6feb6db
 @register
 class SPAS(Mechanism):
-    "SPAS (paper 001): adaptive sampling count + weighted SVT + direct releases, central w-event DP."
+    "SPAS (Algorithm 2): adaptive sampling count + weighted SVT + direct releases, central w-event DP."
     name, paper, stream_kind = "SPAS", "SPAS (paper 001)", "histogram"
     summary = "Predicts the optimal sampling count C* per window, samples with a weighted SVT, spends idle budget directly"
 
@@ -195,7 +195,7 @@ class SPAS(Mechanism):
                     self._release(t, x, C * dl / eps_p); sp[t], kind[t] = eps_p / C, "svt"
                 else: out[t] = out[t - 1]
             else: out[t] = out[t - 1]
-            self._C = self._predict_c(t, self._predict_V(t))   # every step (spec A6): post-processing
+            self._C = self._predict_c(t, self._predict_V(t))   # every step: post-processing, free
         self._t += 1
         return out[t], kind[t] != "copy"
 
@@ -220,14 +220,14 @@ SPAS_DATASETS = {"Otp": "spas-otp", "Dth": "spas-dth", "Uem": "spas-uem", "Syn1"
 SPAS_METHODS = ["SPAS", "Sample", "Uniform", "DSAT", "FAST", "BD", "AdaPub", "PeGaSus", "Constant"]
 
 def mre_spas_signed(est, true):
-    "MRE (Eq. 4, den max(|H|, 1)) against the signed truth of a release made on the stream shifted by `shift_offset(true)` (spec A21)."
+    "MRE (Eq. 4, den max(|H|, 1)) against the signed truth of a release made on the stream shifted by `shift_offset(true)`."
     from wevent_nb.data import shift_offset
     from wevent_nb.metrics import mre_spas
     true = np.asarray(true, float)
     return mre_spas(np.asarray(est, float) - shift_offset(true), true)
 
 def range_mre_shared(est, true, n_queries=1000):
-    "Range-query MRE (spec 6.2) with one query set per data set, shared by every method and repetition."
+    "Range-query MRE (Sec. 5.4) with one query set per data set, shared by every method and repetition."
     from wevent_nb.core import seed_from_key
     from wevent_nb.metrics import draw_range_queries, range_query_mre
     true = np.asarray(true, float)
