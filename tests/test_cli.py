@@ -238,3 +238,12 @@ def test_report_formulas_render_from_file_url(tiny_report, tmp_path):
     text = re.sub(r"<[^>]+>", "", prose)
     assert "$" not in text, text[max(0, text.find("$") - 80):text.find("$") + 80]
     assert "STATIC_EXPLORER_STATE" in text and "visible_fn" not in text     # code folded, results shown
+
+
+def test_report_shows_callouts_as_boxes_not_fences():
+    import nbformat
+    from wevent_nb.cli import report_notebook
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("::: {.callout-warning}\n## Erratum: x\nThe paper's $a$ is wrong.\n:::")]
+    src = report_notebook(nb).cells[0].source
+    assert ":::" not in src and src.startswith("> **⚠ Erratum: x**") and "> The paper's $a$ is wrong." in src

@@ -11,9 +11,10 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['PAPER_RE', 'MATHJAX_VERSION', 'MATHJAX_WHEEL', 'MATHJAX_SKIP', 'REPORT_MATHJAX_SKIP', 'REMOTE', 'WIDGET_VIEW',
-           'REPORT_TEMPLATE', 'paper_id', 'has_parameters_cell', 'find_notebooks', 'parse_value', 'run_report',
-           'MathJaxUnavailable', 'cache_home', 'mathjax_dir', 'copy_mathjax', 'split_directives', 'report_notebook',
-           'report_mathjax_head', 'export_html', 'write_index', 'reproduce', 'build_parser', 'main']
+           'CALLOUT', 'CALLOUT_ICONS', 'REPORT_TEMPLATE', 'paper_id', 'has_parameters_cell', 'find_notebooks',
+           'parse_value', 'run_report', 'MathJaxUnavailable', 'cache_home', 'mathjax_dir', 'copy_mathjax',
+           'split_directives', 'callouts_as_quotes', 'report_notebook', 'report_mathjax_head', 'export_html',
+           'write_index', 'reproduce', 'build_parser', 'main']
 
 # %% ../nbs/30_cli.ipynb #fdf3a66b
 PAPER_RE = re.compile(r"^1(\d)_.*\.ipynb$")
@@ -188,6 +189,17 @@ def split_directives(source: str) -> tuple[dict, str]:
 
 def _false(v) -> bool: return str(v).strip().lower() in ("false", "no", "0")
 
+CALLOUT = re.compile(r"^:::+\s*\{\.callout-(\w+)[^}]*\}[ \t]*\n(?:#+[ \t]*(.*?)\n)?(.*?)^:::+[ \t]*$", re.M | re.S)
+CALLOUT_ICONS = {"warning": "⚠", "caution": "⚠", "important": "❗", "note": "ℹ", "tip": "💡"}
+
+def callouts_as_quotes(md: str) -> str:
+    "Quarto callouts (`::: {.callout-warning}` / `## title` / text / `:::`) as Markdown block quotes with a bold title."
+    def quote(m):
+        kind, title, body = m.group(1), (m.group(2) or m.group(1).capitalize()).strip(), m.group(3).strip("\n")
+        lines = [f"**{CALLOUT_ICONS.get(kind, '')} {title}**".replace("** ", "**", 1), ""] + body.split("\n")
+        return "\n".join(("> " + l).rstrip() for l in lines)
+    return CALLOUT.sub(quote, md)
+
 def report_notebook(nb):
     "A copy of an executed notebook as its report shows it: nbdev directives obeyed and removed, static outputs only."
     import copy
@@ -195,6 +207,7 @@ def report_notebook(nb):
     nb.metadata.pop("widgets", None)             # no kernel, no widget manager: saved widget state cannot render
     cells = []
     for cell in nb.cells:
+        if cell.cell_type == "markdown": cell.source = callouts_as_quotes(cell.source)
         if cell.cell_type == "code":
             d, code = split_directives(cell.source)
             if "hide" in d or _false(d.get("include", "")): continue
