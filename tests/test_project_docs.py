@@ -28,3 +28,12 @@ def test_title_cell_holds_only_title_and_description():
 def test_tour_lines_fit_a_page():
     tour = _generator().TOUR.search((ROOT / "README.md").read_text(encoding="utf-8")).group(1)
     assert max(map(len, tour.splitlines())) <= 74, "the docs page shows about 75 characters of a code line: longer ones are clipped"
+
+
+def test_paper_notebooks_show_claims_whole():
+    "A claims table shown by pandas is cut to '...' and right-aligned: every paper notebook shows its table with show_claims."
+    for nb_path in sorted((ROOT / "nbs").glob("1[0-9]_*.ipynb")):
+        code = "\n".join("".join(c["source"]) for c in json.loads(nb_path.read_text(encoding="utf-8"))["cells"] if c["cell_type"] == "code")
+        if "claims_table(" in code:
+            assert "show_claims(" in code, f"{nb_path.name} builds a claims table but does not display it with show_claims"
+            assert "display(claims)" not in code and "display(claims_table(" not in code, f"{nb_path.name} displays a raw claims DataFrame"
