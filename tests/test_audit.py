@@ -3,13 +3,15 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from wevent_nb.audit import (audit, cp_lower, cp_upper, loss_lower_bound, neighbour_pairs, user_pairs, changed_timestamps, Pair)
+from wevent_nb.audit import (audit, cp_lower, cp_upper, loss_lower_bound, neighbour_pairs, user_pairs, changed_timestamps, Pair,
+                             neighbours, numeric_pairs, personalized_pairs, event_pairs, SUPPORTED_KINDS,
+                             ToyLocalMean, ToyLocalMeanHalfNoise, ToyPersonalized, ToyPersonalizedLargest, ToyEventLaplace, ToyEventLaplaceHalfNoise)
 from wevent_nb.baselines import BD, BA, DSAT
-from wevent_nb.core import HistogramStream, ToyUniform, ToyOverspend, list_mechanisms
+from wevent_nb.core import HistogramStream, NumericPopulation, PersonalizedPopulation, ScalarStream, ToyUniform, ToyOverspend, list_mechanisms
 
 from wevent_nb.baselines import BDHalfNoise, BAStaleLast
 
-SUPPORTED = ("histogram", "categorical")
+SUPPORTED = SUPPORTED_KINDS
 SHIPPED_RUNS = 300          # runs per side for the shipped mechanisms: each audit well under 2 s
 POWER_RUNS = 1000           # runs per side for the broken variants (measured: caught at seeds 1, 2, 3 with n_final=3)
 
@@ -84,3 +86,29 @@ def test_bad_input_raises_clear_errors():
     p = user_pairs(5, 4, 2, 2)[0]
     v = p.x1.values.copy(); v[1, 0] = 1 - v[1, 0]
     with pytest.raises(ValueError, match="users differ"): changed_timestamps(p.x0, type(p.x1)(v, 2), 2)
+
+
+@pytest.mark.parametrize("broken,parent", [(ToyLocalMeanHalfNoise, ToyLocalMean), (ToyPersonalizedLargest, ToyPersonalized),
+                                           (ToyEventLaplaceHalfNoise, ToyEventLaplace)], ids=lambda c: c.stream_kind)
+def test_every_stream_kind_catches_its_broken_toy(broken, parent):
+    assert audit(parent(1.0, 3), n_runs=POWER_RUNS, rng=1).passed
+    r = audit(broken(1.0, 3), n_runs=POWER_RUNS, rng=1)
+    assert not r.passed and r.eps_lower_bound > 1.0, r
+
+
+def test_neighbours_of_the_new_kinds():
+    x = np.full((3, 4), 0.5); y = x.copy(); y[2, 1:3] = 1.0
+    assert neighbours(NumericPopulation(x), NumericPopulation(y), 2)[1] == 2
+    with pytest.raises(ValueError, match="more than w=1"): neighbours(NumericPopulation(x), NumericPopulation(y), 1)
+    with pytest.raises(ValueError, match="one domain"): neighbours(NumericPopulation(x), NumericPopulation(y, hi=2.0), 2)
+    s0, s1 = ScalarStream(np.array([0.2, 0.5, 0.7]), 0, 1), ScalarStream(np.array([0.2, 1.0, 0.7]), 0, 1)
+    t, acc = neighbours(s0, s1, 10)
+    assert list(t) == [1] and acc == 1
+    with pytest.raises(ValueError, match="2 timestamps differ"): neighbours(s0, ScalarStream(np.array([0.0, 1.0, 0.7]), 0, 1), 10)
+    P = personalized_pairs(6, 5, 2, eps=[1.0, 2, 2, 2, 2, 2], w=[2, 5, 5, 5, 5, 5])
+    assert [len(changed_timestamps(p.x0, p.x1, 1)) for p in P] == [1, 2]       # user 0's own w_0 = 2
+    v = P[0].x1.values.copy(); v[1, 0] = 1 - v[1, 0]
+    with pytest.raises(ValueError, match="users differ"): neighbours(P[0].x0, PersonalizedPopulation(v, 2, P[0].x0.eps, P[0].x0.w), 2)
+    with pytest.raises(ValueError, match="same"): neighbours(P[0].x0, PersonalizedPopulation(P[0].x1.values, 2, P[0].x0.eps * 2, P[0].x0.w), 2)
+    assert [neighbours(p.x0, p.x1, 3)[1] for p in event_pairs(8)] == [0, 4, 7, 0, 4, 7]
+    assert all(p.x0.N == 1 for p in numeric_pairs(1, 4, 2))

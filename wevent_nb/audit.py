@@ -10,12 +10,16 @@ import math, time
 from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import betaincinv
-from .core import (Mechanism, HistogramStream, CategoricalPopulation, check_int, check_w, as_rng)
+from .core import (Mechanism, HistogramStream, CategoricalPopulation, NumericPopulation, PersonalizedPopulation,
+                            ScalarStream, Ledger, Release, check_int, check_w, check_eps, as_rng)
 
 # %% auto #0
-__all__ = ['PAIR_KINDS', 'N_QUANTILES', 'N_PATTERNS', 'CLAIMS', 'cp_lower', 'cp_upper', 'loss_lower_bound', 'Pair',
-           'changed_timestamps', 'neighbour_pairs', 'user_pairs', 'booked', 'simulate', 'features', 'patterns', 'Event',
-           'candidate_counts', 'oriented', 'AuditResult', 'default_pairs', 'audit']
+__all__ = ['SUPPORTED_KINDS', 'PAIR_KINDS', 'N_QUANTILES', 'N_PATTERNS', 'N_AUDIT_USERS', 'N_AUDIT_NUMERIC', 'CLAIMS', 'cp_lower',
+           'cp_upper', 'loss_lower_bound', 'Pair', 'reference', 'neighbours', 'changed_timestamps', 'claimed_eps',
+           'neighbour_pairs', 'user_pairs', 'numeric_pairs', 'personalized_pairs', 'event_pairs', 'booked', 'simulate',
+           'features', 'patterns', 'Event', 'candidate_counts', 'oriented', 'AuditResult', 'default_pairs', 'audit',
+           'ToyLocalMean', 'ToyPersonalized', 'ToyEventLaplace', 'ToyLocalMeanHalfNoise', 'ToyPersonalizedLargest',
+           'ToyEventLaplaceHalfNoise']
 
 # %% ../nbs/05_audit.ipynb #12d5df8e
 def cp_lower(k, n, a):
@@ -50,30 +54,64 @@ class Pair:
     @property
     def kind(self) -> str: return self.x0.kind
 
-def _hist(s) -> np.ndarray:
-    "Counts (T, d) of a histogram stream or a categorical population."
-    return np.asarray(s.counts, float)
+def reference(s) -> np.ndarray:
+    "What a mechanism releases on `s`, as (T, d): counts (histogram, personalized), frequencies (categorical), the mean (numeric), the value (scalar)."
+    if isinstance(s, (HistogramStream, PersonalizedPopulation)): return np.asarray(s.counts, float)
+    if isinstance(s, CategoricalPopulation): return np.asarray(s.frequencies, float)
+    if isinstance(s, NumericPopulation): return s.means[:, None]
+    if isinstance(s, ScalarStream): return s.values[:, None]
+    raise ValueError(f"pair holds a {type(s).__name__}: supported stream kinds are {SUPPORTED_KINDS}")
 
-def changed_timestamps(x0, x1, w) -> np.ndarray:
-    "The timestamps where x0 and x1 differ; ValueError unless they are w-neighbouring (one record, one user, within w timestamps)."
+SUPPORTED_KINDS = ("histogram", "categorical", "numeric", "personalized", "scalar")
+
+def _one_user(x0, x1) -> tuple[np.ndarray, int]:
+    "Timestamps where the one differing user's values differ, and that user; ValueError unless at most one user differs."
+    a, b = x0.values, x1.values
+    if a.shape != b.shape or getattr(x0, "d", None) != getattr(x1, "d", None):
+        raise ValueError(f"pair must hold populations of one shape, got {a.shape} (d={getattr(x0, 'd', '-')}) and {b.shape} (d={getattr(x1, 'd', '-')})")
+    users = np.flatnonzero((a != b).any(1))
+    if users.size > 1: raise ValueError(f"pair is not w-neighbouring: {users.size} users differ (allowed: exactly 1)")
+    return np.flatnonzero((a != b).any(0)), int(users[0]) if users.size else 0
+
+def _same_domain(x0, x1):
+    if (x0.lo, x0.hi) != (x1.lo, x1.hi): raise ValueError(f"pair must hold streams of one domain, got [{x0.lo}, {x0.hi}] and [{x1.lo}, {x1.hi}]")
+
+def neighbours(x0, x1, w) -> tuple[np.ndarray, int]:
+    "The changed timestamps of (x0, x1) and the ledger account that pays for them; ValueError unless they are neighbours (see the table)."
     w = check_w(w)
     if type(x0) is not type(x1): raise ValueError(f"pair must hold two streams of one kind, got {type(x0).__name__} and {type(x1).__name__}")
-    if isinstance(x0, CategoricalPopulation):
-        a, b = x0.values, x1.values
-        if a.shape != b.shape or x0.d != x1.d: raise ValueError(f"pair must hold populations of one shape, got {a.shape} (d={x0.d}) and {b.shape} (d={x1.d})")
-        users = np.flatnonzero((a != b).any(1))
-        if users.size > 1: raise ValueError(f"pair is not w-neighbouring: {users.size} users differ (allowed: exactly 1)")
-        t = np.flatnonzero((a != b).any(0))
-    elif isinstance(x0, HistogramStream):
+    if isinstance(x0, HistogramStream):
         a, b = x0.counts, x1.counts
         if a.shape != b.shape: raise ValueError(f"pair must hold streams of one shape, got {a.shape} and {b.shape}")
         l1 = np.abs(a - b).sum(1)
         if l1.max() > 1 + 1e-12: raise ValueError(f"pair is not w-neighbouring: timestamp {int(l1.argmax())} changes by L1 {l1.max():g} (allowed: <= 1)")
-        t = np.flatnonzero(l1 > 0)
-    else: raise ValueError(f"pair holds a {type(x0).__name__}: supported stream kinds are 'histogram' and 'categorical'")
+        t, account = np.flatnonzero(l1 > 0), 0
+    elif isinstance(x0, (CategoricalPopulation, NumericPopulation, PersonalizedPopulation)):
+        if isinstance(x0, NumericPopulation): _same_domain(x0, x1)
+        if isinstance(x0, PersonalizedPopulation) and not (np.array_equal(x0.eps, x1.eps) and np.array_equal(x0.w, x1.w)):
+            raise ValueError("pair must give every user the same (eps_i, w_i) in both populations (neighbours differ in one user's values only)")
+        t, account = _one_user(x0, x1)
+        if isinstance(x0, PersonalizedPopulation): w = int(x0.w[account])     # the changed user's own window
+    elif isinstance(x0, ScalarStream):
+        _same_domain(x0, x1)
+        if x0.T != x1.T: raise ValueError(f"pair must hold streams of one length, got {x0.T} and {x1.T}")
+        t = np.flatnonzero(x0.values != x1.values)
+        if t.size > 1: raise ValueError(f"pair is not event-level neighbouring: {t.size} timestamps differ (allowed: exactly 1)")
+        account, w = (int(t[0]) if t.size else 0), 1
+    else: raise ValueError(f"pair holds a {type(x0).__name__}: supported stream kinds are {SUPPORTED_KINDS}")
     if t.size == 0: raise ValueError("pair is not w-neighbouring: the two streams are identical (allowed: 1 to w changed timestamps)")
     if t[-1] - t[0] >= w: raise ValueError(f"pair is not w-neighbouring: changes span timestamps {t[0]}..{t[-1]}, more than w={w} (allowed: within w consecutive timestamps)")
-    return t
+    return t, account
+
+def changed_timestamps(x0, x1, w) -> np.ndarray:
+    "The timestamps where x0 and x1 differ; ValueError unless they are neighbours (one record, one user or one event, within the window)."
+    return neighbours(x0, x1, w)[0]
+
+def claimed_eps(mech, pair) -> float:
+    "The eps `mech` claims for the account a pair changes: the changed user's own eps_u (personalized), else the mechanism's eps."
+    if isinstance(pair.x0, PersonalizedPopulation): return float(pair.x0.eps[neighbours(pair.x0, pair.x1, mech.w)[1]])
+    return float(mech.eps)
+
 
 # %% ../nbs/05_audit.ipynb #99913372
 PAIR_KINDS = ("one", "run", "step", "repeat")
@@ -114,6 +152,38 @@ def user_pairs(N, T, d, w, kinds=("one", "run"), rng=0) -> list[Pair]:
     if "run" in kinds: add(range(T - r, T))
     return out
 
+def numeric_pairs(N, T, w, lo=0.0, hi=1.0, kinds=("one", "run"), rng=0) -> list[Pair]:
+    "Neighbouring numeric populations: user 0's value moved from lo to hi at the last timestamp or over a run of min(w, T)."
+    N, T, w = check_int(N, "N", minimum=1), check_int(T, "T", minimum=1), check_w(w)
+    base = lo + (hi - lo) * as_rng(rng).random((N, T))
+    base[0] = lo
+    r, out = min(w, T), []
+    def add(ts):
+        v = base.copy(); v[0, list(ts)] = hi
+        out.append(Pair(NumericPopulation(base, lo, hi), NumericPopulation(v, lo, hi), f"user 0: lo -> hi at t={ts[0]}" + (f"..{ts[-1]}" if len(ts) > 1 else "")))
+    if "one" in kinds: add([T - 1])
+    if "run" in kinds: add(range(T - r, T))
+    return out
+
+def personalized_pairs(N, T, d, eps, w, kinds=("one", "run"), rng=0) -> list[Pair]:
+    "Neighbouring personalized populations: per-user `eps` and `w` (arrays of N), user 0's value 0 -> 1 at the last timestamp or over a run of min(w_0, T)."
+    N, T, d = check_int(N, "N", minimum=1), check_int(T, "T", minimum=1), check_int(d, "d", minimum=2)
+    eps, w = np.broadcast_to(np.asarray(eps, float), (N,)), np.broadcast_to(np.asarray(w), (N,))
+    return [Pair(PersonalizedPopulation(p.x0.values, d, eps, w), PersonalizedPopulation(p.x1.values, d, eps, w), p.label)
+            for p in user_pairs(N, T, d, int(w[0]), kinds, rng)]
+
+def event_pairs(T, lo=0.0, hi=1.0) -> list[Pair]:
+    "Event-level neighbouring scalar streams: one value set to lo in x0 and hi in x1, at the first, middle and last timestamp of a flat and a step stream."
+    T = check_int(T, "T", minimum=2)
+    mid, span = (lo + hi) / 2, hi - lo
+    bases = {"flat": np.full(T, mid), "step": np.where(np.arange(T) < T // 2, lo + span / 4, hi - span / 4)}
+    out = []
+    for name, b in bases.items():
+        for t in sorted({0, T // 2, T - 1}):
+            v0, v1 = b.copy(), b.copy(); v0[t], v1[t] = lo, hi
+            out.append(Pair(ScalarStream(v0, lo, hi), ScalarStream(v1, lo, hi), f"{name}, lo -> hi at t={t}"))
+    return out
+
 # %% ../nbs/05_audit.ipynb #6c3bc35d
 def _seq(seed) -> np.random.SeedSequence:
     "A SeedSequence from an int, None or a SeedSequence."
@@ -142,11 +212,10 @@ def simulate(mech, stream, n, seed, ts=None, account=0):
 def features(est, pub, pair) -> tuple[np.ndarray, list[str]]:
     "Numeric statistics of stacked runs (n, m) and their names: every released coordinate, the publication count, and the release aligned with the change (its sum, min and clipped Laplace log-ratio over the changed timestamps)."
     n, T, d = est.shape
-    h0, h1 = _hist(pair.x0), _hist(pair.x1)
-    ref = h0 / h0.sum(1, keepdims=True) if pair.kind == "categorical" else h0   # LDP methods release frequencies
-    D = h1 - h0
+    ref = reference(pair.x0)
+    D = reference(pair.x1) - ref
     ts = np.flatnonzero(np.abs(D).sum(1) > 0)
-    delta = np.abs(D[ts]).sum(1) / (h0[0].sum() if pair.kind == "categorical" else 1.0)   # the shift of `al` from x0 to x1
+    delta = np.abs(D[ts]).sum(1)                                                   # the shift of `al` from x0 to x1
     al = ((est[:, ts] - ref[ts]) * np.sign(D[ts])).sum(2) / delta                 # (n, |ts|): 0 under x0, 1 under x1 (in mean)
     lr = np.clip(2 * al - 1, -1, 1).sum(1, keepdims=True)                          # Laplace log-likelihood ratio shape
     cols = [est.reshape(n, T * d), pub.sum(1, keepdims=True), al.sum(1, keepdims=True), al.min(1, keepdims=True), lr]
@@ -237,21 +306,32 @@ class AuditResult:
                     runs_per_s=round(self.runs_per_second), seconds=round(self.seconds, 2))
 
 # %% ../nbs/05_audit.ipynb #029b9dce
-def default_pairs(mech) -> list[Pair]:
-    "Pairs for `mech` by stream kind: histogram T = clip(2w, 6, 12) (>= w: SPAS and the baselines need w <= T), d = 1; categorical N = 20 users, d = 2, T = clip(w + 2, 4, 8)."
-    w = mech.w
-    if mech.stream_kind == "histogram": return neighbour_pairs(max(w, min(max(2 * w, 6), 12)), 1, w)
-    if mech.stream_kind == "categorical": return user_pairs(20, max(w, min(max(w + 2, 4), 8)), 2, w)
-    raise ValueError(f"stream kind {mech.stream_kind!r} of {type(mech).__name__} is not supported: audit takes 'histogram' and 'categorical' mechanisms")
+N_AUDIT_USERS = 20   # users in the categorical and personalized pairs: few, so that one user's change is a sizeable part of the signal
+N_AUDIT_NUMERIC = 1  # users in the numeric pairs: alone, user 0's reports are the whole release (averaging 20 users' noise hid a 2 eps leak)
 
-def _key(s) -> bytes: return (s.values if isinstance(s, CategoricalPopulation) else s.counts).tobytes()
+def default_pairs(mech) -> list[Pair]:
+    "Pairs for `mech` by stream kind: histogram and scalar T = clip(2w, 6, 12) (>= w), d = 1; categorical and personalized 20 users, d = 2, numeric 1 user, T = clip(w + 2, 4, 8) (>= w)."
+    w, kind = mech.w, mech.stream_kind
+    T_central, T_local = max(w, min(max(2 * w, 6), 12)), max(w, min(max(w + 2, 4), 8))
+    if kind == "histogram": return neighbour_pairs(T_central, 1, w)
+    if kind == "scalar": return event_pairs(T_central)
+    if kind == "categorical": return user_pairs(N_AUDIT_USERS, T_local, 2, w)
+    if kind == "numeric": return numeric_pairs(N_AUDIT_NUMERIC, T_local, w)
+    if kind == "personalized":                       # user 0 at (eps, w); the others alternate with (2 eps, w)
+        rich = np.arange(N_AUDIT_USERS) % 2 == 1
+        return personalized_pairs(N_AUDIT_USERS, T_local, 2, np.where(rich, 2 * mech.eps, mech.eps), np.full(N_AUDIT_USERS, w))
+    raise ValueError(f"stream kind {kind!r} of {type(mech).__name__} is not supported: audit takes {SUPPORTED_KINDS}")
+
+def _key(s) -> bytes:
+    "The identity of a stream's data (two equal streams are run once per batch)."
+    parts = [s.counts] if isinstance(s, HistogramStream) else [s.values] + ([s.eps, s.w] if isinstance(s, PersonalizedPopulation) else [])
+    return b"|".join(np.ascontiguousarray(a).tobytes() for a in parts)
 
 def _runs(mech, pairs, n, seed, book=False):
     "Statistics of n runs on each distinct stream of `pairs` (run once per stream unless `book`), and the largest booking on the changes."
     cache, out, ss = {}, [], _seq(seed)
     for p in pairs:
-        ts = changed_timestamps(p.x0, p.x1, mech.w)
-        user = int(np.flatnonzero((p.x0.values != p.x1.values).any(1))[0]) if p.kind == "categorical" else 0
+        ts, user = neighbours(p.x0, p.x1, mech.w)
         side = []
         for x in (p.x0, p.x1):
             k = (_key(x), tuple(ts), user) if book else _key(x)
@@ -296,9 +376,55 @@ def audit(mechanism, pairs=None, n_runs=2000, alpha=0.05, rng=0, n_select=None, 
         k0, k1 = int(e.mask(F0, names, c0).sum()), int(e.mask(F1, names, c1).sum())
         kn, kd = (k0, k1) if first else (k1, k0)
         b = float(loss_lower_bound(kn, kd, n_runs, n_runs, a))
-        res.append((b - (mech.eps if claim == "eps" else bk), b, sb, i, e, first, kn, kd, bk))
+        res.append((b - (claimed_eps(mech, pairs[i]) if claim == "eps" else bk), b, sb, i, e, first, kn, kd, bk))
     secs = time.perf_counter() - t0
     n_total = n_select * len({_key(x) for p in pairs for x in (p.x0, p.x1)}) + n_runs * len({_key(x) for i in used for x in (pairs[i].x0, pairs[i].x1)})
     _, bound, sb, i, e, first, kn, kd, bk = max(res, key=lambda r: r[0])     # the candidate closest to (or past) its claim
-    return AuditResult(type(mech).__name__, mech.eps, bound, mech.eps if claim == "eps" else bk, claim, pairs[i].label, str(e),
+    return AuditResult(type(mech).__name__, mech.eps, bound, claimed_eps(mech, pairs[i]) if claim == "eps" else bk, claim, pairs[i].label, str(e),
                        "x0" if first else "x1", kn, kd, n_runs, alpha, sb, n_total / secs, secs)
+
+# %% ../nbs/05_audit.ipynb #2cd11d62
+class ToyLocalMean(Mechanism):
+    "Teaching example (numeric, not registered): every user reports value + Lap(w (hi - lo) / eps); the release is the mean."
+    name, paper, stream_kind = "ToyLocalMean", "audit example", "numeric"
+    noise_share = 1.0                                  # the broken variant draws half the noise it books
+    def run(self, stream, rng=None):
+        s = self.check_stream(stream)
+        b = self.noise_share * self.w * (s.hi - s.lo) / self.eps
+        est = (s.values + as_rng(rng).laplace(0.0, b, s.values.shape)).mean(0)
+        led = Ledger.users(s.T, s.N, self.eps, self.w).spend_ranges(np.arange(s.T), self.eps / self.w, 0, s.N)
+        return Release(est, np.ones(s.T, bool), led, self.name, self.params)
+
+class ToyPersonalized(Mechanism):
+    "Teaching example (personalized, not registered): Lap(1 / min_i(eps_i / w_i)) on every count, that budget booked for every user."
+    name, paper, stream_kind = "ToyPersonalized", "audit example", "personalized"
+    pick = staticmethod(np.min)                        # the broken variant picks the largest per-timestamp budget
+    def run(self, stream, rng=None):
+        s = self.check_stream(stream)
+        e = float(self.pick(s.eps / s.w))
+        est = s.counts + as_rng(rng).laplace(0.0, 1.0 / e, (s.T, s.d))
+        led = Ledger.users(s.T, s.N, s.eps, s.w).spend_ranges(np.arange(s.T), e, 0, s.N)
+        return Release(est, np.ones(s.T, bool), led, self.name, self.params)
+
+class ToyEventLaplace(Mechanism):
+    "Teaching example (scalar, event level, not registered): x_t + Lap((hi - lo) / eps) at every timestamp."
+    name, paper, stream_kind = "ToyEventLaplace", "audit example", "scalar"
+    noise_share = 1.0
+    def run(self, stream, rng=None):
+        s = self.check_stream(stream)
+        est = s.values + as_rng(rng).laplace(0.0, self.noise_share * (s.hi - s.lo) / self.eps, s.T)
+        t = np.arange(s.T)
+        led = Ledger.events(s.T, self.eps).spend_ranges(t, self.eps, t, t + 1)   # event t pays eps at t
+        return Release(est, np.ones(s.T, bool), led, self.name, self.params)
+
+class ToyLocalMeanHalfNoise(ToyLocalMean):
+    "Broken: half the noise its ledger books."
+    name, noise_share = "ToyLocalMeanHalfNoise", 0.5
+
+class ToyPersonalizedLargest(ToyPersonalized):
+    "Broken: noise for the largest per-timestamp budget, booked for every user."
+    name, pick = "ToyPersonalizedLargest", staticmethod(np.max)
+
+class ToyEventLaplaceHalfNoise(ToyEventLaplace):
+    "Broken: half the noise its ledger books."
+    name, noise_share = "ToyEventLaplaceHalfNoise", 0.5

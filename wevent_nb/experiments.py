@@ -54,10 +54,10 @@ class Cell(NamedTuple):
 
 # %% ../nbs/20_experiments.ipynb #66552729
 def default_truth(stream) -> np.ndarray:
-    "What a mechanism estimates on `stream`: counts (histogram), frequencies (categorical, personalized), means (numeric), values (scalar)."
+    "What a mechanism estimates on `stream`: counts (histogram, personalized: the count query of Def. 3.2 of the personalized paper), frequencies (categorical), means (numeric), values (scalar)."
     if isinstance(stream, HistogramStream): return stream.counts
     if isinstance(stream, (CategoricalAggregate, CategoricalPopulation)): return stream.frequencies
-    if isinstance(stream, PersonalizedPopulation): return stream.counts / stream.N
+    if isinstance(stream, PersonalizedPopulation): return stream.counts
     if isinstance(stream, NumericPopulation): return stream.means
     if isinstance(stream, ScalarStream): return stream.values
     if hasattr(stream, "truth"): return np.asarray(stream.truth)
