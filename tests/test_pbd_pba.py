@@ -1,0 +1,298 @@
+"""PBD/PBA (paper 003, personalized w-event privacy): SM, OBS, DC, the worked traces, the per-user ledger under any
+decisions, the reduction to BD/BA, the ledger tied to the noise and samples drawn, broken variants caught, bad input."""
+import math
+from contextlib import contextmanager
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from wevent_nb.baselines import BD, BA
+from wevent_nb.core import HistogramStream, NoiseNotBooked, PersonalizedPopulation, PrivacyBudgetExceeded, get_mechanism, list_mechanisms
+from wevent_nb.data import pbd_synthetic, personalized_params
+from wevent_nb.primitives import GRR
+from wevent_nb.pbd_pba import (PBD, PBA, PLBU, ConservativeBD, ConservativeBA, PBAStaleLast, PBDHalfNoise, PBDNoSampling,
+                               UserTypes, check_personalized_noise, dissimilarity, err_dp, err_s, lemma47_bound, obs,
+                               sm_cost, sm_disturb, sm_probabilities, sm_sample, sm_sample_users, pbd_error_bound,
+                               pba_error_bound, check_user_params)
+
+
+def forced(cls, decisions):
+    "`cls` with Algorithm 2's line-5 test replaced by the given decisions (True = publish)."
+    return type(f"Forced{cls.__name__}", (cls,), {"_decide": lambda self, t, dis, thr: bool(decisions[t])})
+
+
+def jumpy(N=40, T=60, d=3, seed=4, eps=(0.2, 0.5, 1.0), w=(2, 3, 5)):
+    "Values that jump every T/6 slots (every method publishes); (eps_i, w_i) drawn per block of 10 users."
+    r = np.random.default_rng(seed)
+    base = np.repeat(r.integers(0, d, (N, 6)), -(-T // 6), axis=1)[:, :T]
+    k = -(-N // 10)
+    return PersonalizedPopulation(base, d, np.repeat(r.choice(eps, k), 10)[:N], np.repeat(r.choice(w, k), 10)[:N])
+
+
+# ------------------------------------------------------------------ SM and OBS
+def test_obs_example_4_3():
+    ex = np.array([0.1, 0.4, 0.4, 0.1, 0.4, 0.4, 0.8, 0.8, 0.8, 0.4])
+    assert err_s(0.1, ex) + err_dp(0.1) == pytest.approx(200.0)
+    assert err_s(0.4, ex) + err_dp(0.4) == pytest.approx(15.308424, abs=1e-5)
+    assert err_s(0.8, ex) + err_dp(0.8) == pytest.approx(27.7334, abs=1e-3)      # the paper prints 89.74 (erratum)
+    th, er = obs(ex)
+    assert th == 0.4 and er == pytest.approx(15.308424, abs=1e-5)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.floats(0.01, 3.0), min_size=1, max_size=5), st.lists(st.integers(1, 30), min_size=5, max_size=5))
+def test_obs_is_the_brute_force_argmin(levels, mult):
+    b = np.repeat(levels, mult[: len(levels)])
+    th, er = obs(b)
+    best = min((err_s(x, b) + err_dp(x), x) for x in np.unique(b))
+    assert er == pytest.approx(best[0], rel=1e-9) and th in b
+    assert er <= lemma47_bound(b) * (1 + 1e-12)                                      # Lemma 4.7
+
+
+def test_obs_homogeneous_and_grouping():
+    assert obs(np.full(5, 0.3)) == (0.3, 2 / 0.09)
+    assert obs([0.1 + 0.2, 0.3]) == (0.3, 2 / 0.3 ** 2)                            # equal in real arithmetic: one group
+    with pytest.raises(ValueError, match="budgets"): obs([0.2, 0.0])
+
+
+def test_sm_cost_is_the_budget_and_inclusion_frequency():
+    e = np.random.default_rng(0).uniform(0.01, 2, 300)
+    np.testing.assert_allclose(sm_cost(sm_probabilities(e, 0.9), 0.9), np.minimum(e, 0.9), rtol=1e-12)
+    p = sm_probabilities([0.2], 0.8)[0]
+    R = 20_000
+    kept = np.mean([sm_sample_users(np.zeros(1, int), [0.2], 0.8, 2, i)[0] for i in range(R)])
+    assert abs(kept - p) < 5 * math.sqrt(p * (1 - p) / R)
+    assert sm_probabilities([0.8, 1.2], 0.8).tolist() == [1.0, 1.0]                # at or above the threshold: always kept
+
+
+def test_sm_estimator_bias_and_variance():
+    g, R = np.random.default_rng(1), 30_000
+    counts = np.array([[2, 0], [3, 0], [2, 0]]); lv = [0.1, 0.4, 0.8]
+    x = np.array([sm_disturb(sm_sample(counts, sm_probabilities(lv, 0.4), g), 0.4, g)[0] for _ in range(R)])
+    p = sm_probabilities(np.repeat(lv, [2, 3, 2]), 0.4)
+    var = (p * (1 - p)).sum() + 2 / 0.4 ** 2
+    assert abs(x.mean() - p.sum()) < 5 * math.sqrt(var / R)                         # E r = sum p_i (biased: 7 users)
+    assert abs(x.mean() - 7) > 5 * math.sqrt(var / R)
+    assert abs(x.var() - var) < 5 * var * math.sqrt(2 / R) * 1.5
+
+
+def test_dissimilarity_equals_bd_m1_without_sampling():
+    x, last = np.array([40.0, 10.0, 50.0]), np.array([35.0, 20.0, 45.0])
+    ours = dissimilarity(x[None, :], np.ones(1), 0.015, last, np.random.default_rng(3))
+    theirs = float(np.mean(np.abs(x - last))) + np.random.default_rng(3).laplace(0.0, 1.0 / (3 * 0.015))
+    assert ours == theirs
+
+
+# ------------------------------------------------------------------ the algorithms
+def test_worked_traces_examples_4_4_and_4_5():
+    E, W = np.array([1.0, 0.6, 0.8]), np.array([4, 2, 3])
+    pop = PersonalizedPopulation(np.zeros((3, 5), int), 2, E, W)
+    r = forced(PBD, [1, 0, 1, 0, 0])().run(pop, rng=0)
+    tid = r.info["type_of_user"]; e2 = r.info["eps2"][tid]
+    np.testing.assert_allclose(r.info["eps1"][tid], E / (2 * W))
+    np.testing.assert_allclose(e2[:, 0], E / 4); assert not e2[:, 1].any()
+    np.testing.assert_allclose(e2[:, 2], [E[0] / 8, E[1] / 4, E[2] / 8])
+    r = forced(PBA, [1, 0, 1, 1, 1])().run(pop, rng=0)
+    e2 = r.info["eps2"][r.info["type_of_user"]]
+    np.testing.assert_allclose(e2[:, 0], E / (2 * W)); assert not e2[:, 1].any()
+    np.testing.assert_allclose(e2[:, 2], [E[0] / 4, E[1] / 2, E[2] / 3])
+    assert r.info["nullified"][3] and not e2[:, 3].any()
+    np.testing.assert_allclose(e2[:, 4], [E[0] / 8, E[1] / 4, E[2] / 6])
+
+
+def _window_sums(x, w):
+    c = np.r_[0.0, np.cumsum(x)]
+    return c[1:] - c[np.maximum(np.arange(1, x.size + 1) - w, 0)]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10_000), st.sampled_from([0.1, 0.5, 0.9]), st.sampled_from(["PBD", "PBA"]))
+def test_per_user_window_budget_under_any_decisions(seed, prob, name):
+    r = np.random.default_rng(seed)
+    N, T = 30, 120
+    pop = PersonalizedPopulation(r.integers(0, 3, (N, T)), 3, np.repeat(r.choice([0.2, 0.4, 0.6, 0.8, 1.0], 3), 10),
+                                 np.repeat(r.choice([2, 3, 5, 8, 13], 3), 10))
+    cls = {"PBD": PBD, "PBA": PBA}[name]
+    rel = forced(cls, r.random(T) < prob)().run(pop, rng=seed)
+    rel.check()
+    info = rel.info
+    for k in range(info["type_eps"].size):
+        e, w = info["type_eps"][k], info["type_w"][k]
+        np.testing.assert_allclose(_window_sums(np.full(T, info["eps1"][k]), w)[w - 1:], e / 2, rtol=1e-12)
+        assert _window_sums(info["eps2"][k], w).max() <= e / 2 * (1 + 1e-12)
+    skip = np.flatnonzero(~rel.published); skip = skip[skip > 0]
+    assert np.array_equal(rel.estimates[skip], rel.estimates[skip - 1])
+    if name == "PBA":
+        pub = np.flatnonzero(rel.published)
+        sh = info["shares"][:, pub]
+        assert sh.size == 0 or (sh.min() >= 1 and np.all(sh <= info["type_w"][:, None]))
+
+
+@pytest.mark.parametrize("threshold", ["std", "kellaris"])
+def test_reduction_to_bd_and_ba(threshold):
+    base = pbd_synthetic("Sin", N=300, T=300, rng=2)
+    uni = PersonalizedPopulation(base.values, 2, np.full(300, 0.6), np.full(300, 40))
+    for mine, theirs in ((PBD, BD), (PBA, BA)):
+        a = mine(threshold=threshold).run(uni, rng=11)
+        b = theirs(0.6, 40, threshold=threshold).run(HistogramStream(base.counts.astype(float)), rng=11)
+        assert np.array_equal(a.published, b.published) and a.published.sum() > 10
+        np.testing.assert_allclose(a.estimates, b.estimates, rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(a.info["eps2"][0], b.info["eps_pub"], rtol=1e-15)
+        assert obs(np.full(300, 0.6 / 80))[1] == pytest.approx(2 / (0.6 / 80) ** 2)
+
+
+@pytest.mark.parametrize("cls", [PBD, PBA, ConservativeBD, ConservativeBA])
+def test_stepwise_equals_run_and_determinism(cls):
+    pop = jumpy()
+    m = cls().start(pop.T, pop.d, 3, pop.eps, pop.w)
+    steps = np.array([m.step(pop.values[:, t])[0] for t in range(pop.T)])
+    run = cls().run(pop, rng=3)
+    assert np.array_equal(steps, run.estimates) and np.array_equal(run.estimates, cls().run(pop, rng=3).estimates)
+    m.finish().check()
+
+
+def test_users_options_assign_parameters():
+    pop = jumpy(N=200)
+    e, w = PBD(eps=0.4, w=120, users="levels").user_params(pop)
+    e2, w2 = personalized_params(200, 0.4, 120, rng=0)
+    assert np.array_equal(e, e2) and np.array_equal(w, w2)
+    e, w = PBD(users="two_eps", o=0.3).user_params(pop)
+    assert (e == 1.0).sum() == 60 and np.all(w == 120)
+    e, w = PBA(users="two_w", o=0.9).user_params(pop)
+    assert (w == 40).sum() == 180 and np.all(e == 0.6)
+    e, w = PBA(eps=0.5, w=7, users="uniform").user_params(pop)
+    assert np.all(e == 0.5) and np.all(w == 7)
+    r = ConservativeBA(eps=0.4, w=120, users="levels").run(PersonalizedPopulation(pbd_synthetic("Log", 200, 300, rng=1).values, 2, e, w), rng=0)
+    assert r.info["eps_uniform"] == personalized_params(200, 0.4, 120, rng=0)[0].min()
+
+
+def test_registered():
+    names = {i.name for i in list_mechanisms(stream_kind="personalized")}
+    assert {"PBD", "PBA", "PLBU"} <= names
+    assert get_mechanism("PBD", eps=1.0, w=3).stream_kind == "personalized"
+
+
+# ------------------------------------------------------------------ the ledger against the noise and samples drawn
+POPS = {"jumpy": jumpy(), "jumpy_d2_wide": jumpy(N=50, T=80, d=2, seed=9, eps=(0.3, 0.9), w=(4, 7, 11))}
+
+
+@pytest.mark.parametrize("cls", [PBD, PBA, ConservativeBD, ConservativeBA])
+@pytest.mark.parametrize("threshold", ["std", "kellaris"])
+def test_ledger_covers_noise_and_samples(cls, threshold):
+    for pop in POPS.values():
+        out = check_personalized_noise(cls(threshold=threshold), pop, seed=7)
+        rel = out["release"]; rel.check()
+        tid = rel.info["type_of_user"]
+        for k in np.unique(tid):                                        # a type holds users of one (eps_i, w_i)
+            assert np.unique(pop.eps[tid == k]).size == 1 and np.unique(pop.w[tid == k]).size == 1
+        assert out["draws"] > pop.T and rel.published.sum() > 2
+        if cls in (PBD, PBA): assert out["samples"] > 0                  # heterogeneous budgets: SM really samples
+
+
+@pytest.mark.parametrize("broken", [PBDHalfNoise, PBDNoSampling], ids=lambda c: c.__name__)
+def test_broken_noise_is_caught(broken):
+    pop = POPS["jumpy"]
+    broken().run(pop, rng=7).check()                                    # the books alone pass
+    with pytest.raises(NoiseNotBooked, match=broken.__name__):
+        check_personalized_noise(broken(), pop, seed=7)
+
+
+def test_a_sample_not_from_the_slot_is_caught():
+    class WrongSlot(PBD):
+        name = "WrongSlot"
+        def _release(self, counts, e2, theta2): return super()._release(counts[:, ::-1].copy(), e2, theta2)
+    with pytest.raises(NoiseNotBooked, match="per-type counts"):
+        check_personalized_noise(WrongSlot(), POPS["jumpy"], seed=7)
+
+
+@contextmanager
+def recorded_grr():
+    calls, clock, saved = [], {"t": 0}, GRR.__dict__["perturb"]
+    def perturb(self, values, *a, **k):
+        calls.append((clock["t"], self.eps, len(values)))
+        return saved(self, values, *a, **k)
+    GRR.perturb = perturb
+    try: yield calls, clock
+    finally: GRR.perturb = saved
+
+
+def plbu_reports_booked(mech, pop, seed):
+    "PLBU's users' GRR reports (per-user path) against the per-user ledger: total and largest report budget per slot."
+    with recorded_grr() as (calls, clock):
+        mech.start(pop.T, pop.d, seed, pop.eps, pop.w)
+        for t in range(pop.T): clock["t"] = t; mech.step(pop.values[:, t])
+        rel = mech.finish()
+    ct, ce, cn = (np.array(x) for x in zip(*calls))
+    a, t, e = rel.ledger.entries()
+    booked_total, booked_max = np.bincount(t, e, minlength=pop.T), np.zeros(pop.T)
+    np.maximum.at(booked_max, t, e)
+    implied, imax = np.bincount(ct, ce * cn, minlength=pop.T), np.zeros(pop.T)
+    np.maximum.at(imax, ct, ce)
+    assert cn.sum() == pop.N * pop.T                                    # every user reports at every slot
+    bad = np.flatnonzero((implied > booked_total * (1 + 1e-9) + 1e-15) | (imax > booked_max * (1 + 1e-9) + 1e-15))
+    if bad.size: raise NoiseNotBooked(f"{type(mech).__name__} at t={bad[0]}: reports imply {implied[bad[0]]:.6g}, booked {booked_total[bad[0]]:.6g}")
+    return rel
+
+
+def test_plbu_reports_booked_and_unbiased():
+    pop = POPS["jumpy"]
+    plbu_reports_booked(PLBU(), pop, 3).check()
+    class PLBUDouble(PLBU):
+        name = "PLBUDouble"
+        def start(self, *a, **k):
+            super().start(*a, **k); self._fos = [GRR(2 * fo.eps, fo.d) for fo in self._fos]; return self
+    PLBUDouble().run(pop, rng=3).check()                                 # books eps_i/w_i: pass
+    with pytest.raises(NoiseNotBooked, match="PLBUDouble"): plbu_reports_booked(PLBUDouble(), pop, 3)
+    R = 300
+    runs = np.array([PLBU().run(pop, rng=i).estimates for i in range(R)])
+    z = (runs.mean(0) - pop.counts) / (runs.std(0) / math.sqrt(R))
+    assert np.abs(z).max() < 5
+
+
+def test_authors_pba_caught_by_ledger():
+    flip = PersonalizedPopulation(np.tile([[0, 1], [1, 0]], (10, 30)), 2, np.full(20, 1.0), np.full(20, 6))
+    PBA().run(flip, rng=0).check()
+    with pytest.raises(PrivacyBudgetExceeded, match="user 0"):
+        PBAStaleLast().run(flip, rng=0).check()
+
+
+def test_authors_pba_caught_by_auditor():
+    from wevent_nb.audit import audit, Pair
+    N, T, w = 20, 12, 6
+    alt = np.tile([[0, 1], [1, 0]], (N // 2, T // 2)); changed = alt.copy(); changed[0, T - w:] ^= 1
+    pp = lambda v: PersonalizedPopulation(v, 2, np.full(N, 1.0), np.full(N, w))
+    r = audit(PBAStaleLast(eps=1.0, w=w), [Pair(pp(alt), pp(changed), "flip")], n_runs=1000, rng=1)
+    assert not r.passed, r.row()
+
+
+def test_bounds_hold_on_a_constant_stream():
+    e, w = np.repeat([0.6, 1.0], 20), np.full(40, 10)
+    pop = PersonalizedPopulation(np.tile((np.arange(40) % 2)[:, None], (1, 100)), 2, e, w)
+    err = np.mean([np.mean((forced(PBD, np.arange(100) % 5 == 0)().run(pop, rng=i).estimates - pop.counts)[10:] ** 2) for i in range(5)])
+    assert err < pbd_error_bound(e, w, 2, 2)["nop"]
+    runs = [forced(PBA, np.ones(100, bool))().run(pop, rng=i) for i in range(5)]          # alpha = 0: one share each
+    err = np.mean([np.mean((r.estimates - pop.counts) ** 2) for r in runs])
+    assert pba_error_bound(e, w, 2, 0, 0.0, share="paper")["nop"] < err < pba_error_bound(e, w, 2, 0, 0.0)["nop"]
+
+
+# ------------------------------------------------------------------ bad input
+def test_bad_input():
+    v = np.zeros((3, 4), int)
+    with pytest.raises(ValueError, match="eps must be > 0"): PersonalizedPopulation(v, 2, [0.5, 0.0, 1.0], [2, 2, 2])
+    with pytest.raises(ValueError, match="w must be an integer >= 1"): PersonalizedPopulation(v, 2, [0.5, 0.5, 1.0], [2, 0, 2])
+    with pytest.raises(ValueError, match=r"eps must have shape"): PersonalizedPopulation(v, 2, [0.5, 1.0], [2, 2, 2])
+    with pytest.raises(ValueError, match=r"eps_i=-0.1 \(user 1\) is not allowed"): check_user_params([0.5, -0.1], [2, 2])
+    with pytest.raises(ValueError, match=r"w_i=0 \(user 0\) is not allowed"): check_user_params([0.5, 0.1], [0, 2])
+    with pytest.raises(ValueError, match="2 budgets and 3 windows"): check_user_params([0.5, 0.1], [1, 2, 2])
+    with pytest.raises(ValueError, match="N=5 users"): check_user_params([0.5, 0.1], [1, 2], N=5)
+    with pytest.raises(ValueError, match="integer window lengths"): check_user_params([0.5, 0.1], [1.5, 2])
+    with pytest.raises(ValueError, match="one value per user"): PBD().start(4, 2, 0, [0.5, 0.5, 0.5], [2, 2, 2]).step([0, 1])
+    with pytest.raises(ValueError, match="needs the users' eps_i and w_i"): PBA().start(4, 2, 0)
+    with pytest.raises(RuntimeError, match="before step"): PBD().step([0, 1])
+    with pytest.raises(ValueError, match="users='x' is not allowed"): PBD(users="x")
+    with pytest.raises(ValueError, match="threshold='y' is not allowed"): PBA(threshold="y")
+    with pytest.raises(ValueError, match="o=1.5"): PBD(users="two_eps", o=1.5)
+    with pytest.raises(ValueError, match="eps="): PBD(eps=0)
+    with pytest.raises(ValueError, match="d=1 is not allowed for PLBU"): PLBU().run(PersonalizedPopulation(np.zeros((2, 3), int), 1, [1, 1], [2, 2]))
+    with pytest.raises(TypeError, match="PersonalizedPopulation"): PBD().run(HistogramStream(np.ones((4, 2))))
+    with pytest.raises(ValueError, match="x must be integers"): PBD().start(4, 2, 0, [0.5, 0.5], [2, 2]).step([0, 2])
