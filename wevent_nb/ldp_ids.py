@@ -10,11 +10,12 @@ import math, itertools
 import numpy as np
 from .core import (Mechanism, Release, Ledger, REL_TOL, CategoricalPopulation, CategoricalAggregate,
                             register, as_rng, check_eps, check_w, check_int, check_array, check_counts, check_categories)
-from .primitives import get_fo, fo_mean_variance, GRR, OUE
+from .primitives import get_fo, fo_mean_variance, fo_mean_variance_float, adaptive_choice, GRR, OUE
 
 # %% auto #0
-__all__ = ['LDP_IDS_FOS', 'LDP_IDS_MODES', 'TABLE2', 'TABLE2_TOL', 'V', 'dissimilarity', 'mv_hypergeometric', 'sample_available',
-           'IdRanges', 'LDPIDSMechanism', 'LBU', 'LSP', 'LBD', 'LBA', 'LPU', 'LPD', 'LPA', 'mse_lbu', 'mse_lpu',
+__all__ = ['LDP_IDS_FOS', 'LDP_IDS_MODES', 'SPARSE_POOL', 'LARGE_SAMPLE', 'CANDIDATE_OVERDRAW', 'CANDIDATE_SLACK', 'SCAN_BLOCK',
+           'TABLE2', 'TABLE2_TOL', 'V', 'dissimilarity', 'mv_hypergeometric', 'sample_available', 'IdRanges',
+           'LDPIDSMechanism', 'LBU', 'LSP', 'LBD', 'LBA', 'LPU', 'LPD', 'LPA', 'forced_decisions', 'mse_lbu', 'mse_lpu',
            'mse_lsp', 'mse_window_sum', 'cfpu_theory', 'mre_metric', 'cfpu_metric', 'cfpu_fullwin_metric',
            'event_series', 'auc_metric']
 
@@ -37,7 +38,7 @@ def V(eps, n, d, fo="grr", approx=False):
     ee, mm = np.where(ok, e, 1.0), np.where(ok, m, 1.0)
     grr = (d - 2 + np.exp(ee)) / (mm * np.expm1(ee) ** 2)
     oue = 4 * np.exp(ee) / (mm * np.expm1(ee) ** 2)
-    use_grr = (fo == "grr") | ((fo == "adaptive") & (d < 3 * np.exp(ee) + 2))
+    use_grr = (fo == "grr") | ((fo == "adaptive") & (adaptive_choice(ee, d) == "grr"))
     out = np.where(ok, np.where(use_grr, grr, oue), np.inf)
     return float(out) if out.ndim == 0 else out
 
@@ -73,19 +74,23 @@ def mv_hypergeometric(colors, n, rng=None) -> np.ndarray:
     return out
 
 # %% ../nbs/10_ldp_ids.ipynb #44884c68
+SPARSE_POOL = 0.1         # below this share of available users, 9 candidates in 10 are rejected: draw from the list instead
+LARGE_SAMPLE = 0.25       # above this share of the pool, repeated candidates grow common (birthday): draw from the list
+CANDIDATE_OVERDRAW, CANDIDATE_SLACK = 1.25, 16  # candidates per round: the expected need plus 25% and 16, so that one round almost always suffices
+
 def sample_available(avail: np.ndarray, k: int, rng, n_avail: int | None = None, scratch: np.ndarray | None = None) -> np.ndarray:
     "Uniform sample of k distinct ids with avail[id] True; marks them unavailable (asserts k <= available)."
     N = avail.size
     n_avail = int(np.count_nonzero(avail)) if n_avail is None else int(n_avail)
     assert 0 <= k <= n_avail, f"asked for {k} users but only {n_avail} are available"
     if k == 0: return np.zeros(0, np.int64)
-    if n_avail < 0.1 * N or k > 0.25 * n_avail:
+    if n_avail < SPARSE_POOL * N or k > LARGE_SAMPLE * n_avail:
         ids = rng.choice(np.flatnonzero(avail), size=k, replace=False)
     else:
         scratch = np.zeros(N, np.int64) if scratch is None else scratch
         parts, need, left = [], k, n_avail
         while need:
-            cand = rng.integers(0, N, int(need * N / left * 1.25) + 16)
+            cand = rng.integers(0, N, int(need * N / left * CANDIDATE_OVERDRAW) + CANDIDATE_SLACK)
             cand = cand[avail[cand]]
             pos = np.arange(cand.size)
             scratch[cand] = pos
@@ -96,7 +101,7 @@ def sample_available(avail: np.ndarray, k: int, rng, n_avail: int | None = None,
     avail[ids] = False
     return ids.astype(np.int64, copy=False)
 
-# %% ../nbs/10_ldp_ids.ipynb #7807bd6e
+# %% ../nbs/10_ldp_ids.ipynb #00455a2f
 class IdRanges:
     "Users given as id blocks [lo, hi) (aggregate mode labels users in blocks); `np.asarray` gives the ids."
     __slots__ = ("ranges", "size")
@@ -110,19 +115,15 @@ class IdRanges:
     def __eq__(self, other): return np.array_equal(np.asarray(self), np.asarray(other))
     def __repr__(self): return f"IdRanges({', '.join(f'{lo}..{hi - 1}' for lo, hi in self.ranges)})"
 
-class _Sim:
-    "One run's simulation state: the current timestamp's data (per-user values or true counts), the FO, the pool of available users."
+# %% ../nbs/10_ldp_ids.ipynb #c1cebeaf
+class _SimData:
+    "A run's data at the current timestamp (per-user values or true counts), its frequency oracles by budget, and V."
     def __init__(self, N, d, mode, fo, rng):
         self.mode, self.fo_name, self.rng = mode, fo, rng   # mode None: resolved by the first step (mode="auto")
         self.N, self.d = N, d
         self.x, self.t = None, -1                           # per_user: the N users' values at t; aggregate: the d true counts
         self.rows = self.H1 = None                          # aggregate fast run: all true counts (T, d), M1 users' counts (T, d)
         self._fos = {}
-        self.n_avail = N
-        self._avail = self._scratch = None                  # per_user pool: availability mask (made on first use)
-        self._stack = [(0, N)]                              # aggregate pool: a LIFO stack of id blocks
-        self._left_t, self._left = -1, None                 # aggregate: true counts of the users not drawn yet at t
-        self._uniform = np.full(d, 1.0 / d)
 
     @property
     def all_ids(self) -> np.ndarray: return np.arange(self.N)
@@ -133,23 +134,31 @@ class _Sim:
         return f
 
     def V(self, eps, n) -> float:
-        "V(eps, n) of the FO in use, as a Python float (scalar closed forms of `primitives.fo_mean_variance`; +inf if n <= 0 or eps <= 0)."
-        if n <= 0 or eps <= 0: return math.inf
-        d, name = self.d, self.fo_name
-        if name == "adaptive": name = "grr" if d < 3 * math.exp(eps) + 2 else "oue"
-        e, em1 = math.exp(eps), math.expm1(eps)
-        if name == "grr": return (d - 2 + e) / (n * em1 * em1) + (d - 2) / (d * n * em1)
-        return 4 * e / (n * em1 * em1) + 1 / (d * n)
+        "V(eps, n) of the FO in use, as a Python float (+inf if n <= 0 or eps <= 0)."
+        return fo_mean_variance_float(self.fo_name, eps, n, self.d)
 
     def row(self) -> np.ndarray:
         "The true counts (aggregate) or values (per_user) at the current timestamp."
         return self.x if self.rows is None else self.rows[self.t]
+
+# %% ../nbs/10_ldp_ids.ipynb #f9b490e6
+class _SimReports(_SimData):
+    "Frequency-oracle estimates from the reports of all users or of a group: perturbed per user, drawn exactly in aggregate mode."
+    def __init__(self, N, d, mode, fo, rng):
+        super().__init__(N, d, mode, fo, rng)
+        self._uniform = np.full(d, 1.0 / d)                 # GRR: a report not kept is uniform over the d values
 
     def all_users(self, eps) -> np.ndarray:
         "Estimate (d,) from the reports of all N users at the current timestamp, budget eps."
         fo = self.fo(eps)
         if self.mode == "per_user": return fo.estimate(fo.perturb(self.x, self.rng))
         return self.aggregate_estimate(fo, self.row(), self.N)
+
+    def report(self, ids, hist, eps) -> np.ndarray:
+        "Estimate (d,) from the reports of the users `ids` (true counts `hist` in aggregate mode) at the current timestamp, budget eps."
+        fo = self.fo(eps)
+        if self.mode == "per_user": return fo.estimate(fo.perturb(self.x[ids], self.rng))
+        return self.aggregate_estimate(fo, hist, ids.size)
 
     def aggregate_estimate(self, fo, counts, n) -> np.ndarray:
         "fo.estimate_from_counts(fo.sample_counts(counts, rng), n) in law, without re-validating: (d,) or (T, d) counts, n scalar or (T,) (the same draws, but for one binary GRR row)."
@@ -160,11 +169,22 @@ class _Sim:
             if counts.ndim == 1 and self.d == 2:              # binary: reports of 0 = kept 0s + flipped 1s (two scalar draws)
                 c0 = int(rng.binomial(int(counts[0]), p)) + int(rng.binomial(int(counts[1]), q))
                 return np.array([(c0 / n - q) / (p - q), ((n - c0) / n - q) / (p - q)])
-            stay = rng.binomial(counts, 1.0 - self.d * q)
+            keep = 1.0 - self.d * q                            # p = keep + q: kept, else uniform over the d values
+            stay = rng.binomial(counts, keep)
             c = stay + rng.multinomial(np.asarray(n) - stay.sum(-1), self._uniform)
         elif isinstance(fo, OUE): c = rng.binomial(counts, p) + rng.binomial(nn - counts, q)
         else: return fo.estimate_from_counts(fo.sample_counts(counts, rng), n)
         return (c / nn - q) / (p - q)
+
+# %% ../nbs/10_ldp_ids.ipynb #c6f80b35
+class _Sim(_SimReports):
+    "One run's simulation state: data, frequency oracles, reports, and the pool of available users."
+    def __init__(self, N, d, mode, fo, rng):
+        super().__init__(N, d, mode, fo, rng)
+        self.n_avail = N
+        self._avail = self._scratch = None                  # per_user pool: availability mask (made on first use)
+        self._stack = [(0, N)]                              # aggregate pool: a LIFO stack of id blocks
+        self._left_t, self._left = -1, None                 # aggregate: true counts of the users not drawn yet at t
 
     def take(self, k, draw=True):
         "Sample k users from the pool at the current timestamp and remove them: (ids, their true counts in aggregate mode if `draw`, else None)."
@@ -201,22 +221,17 @@ class _Sim:
         else: self._stack.extend(reversed(ids.ranges))
         self.n_avail += ids.size
 
-    def report(self, ids, hist, eps) -> np.ndarray:
-        "Estimate (d,) from the reports of the users `ids` (true counts `hist` in aggregate mode) at the current timestamp, budget eps."
-        fo = self.fo(eps)
-        if self.mode == "per_user": return fo.estimate(fo.perturb(self.x[ids], self.rng))
-        return self.aggregate_estimate(fo, hist, ids.size)
-
+# %% ../nbs/10_ldp_ids.ipynb #28cd0668
 def _info(T, budget, population):
+    "The `info` arrays every method fills in, plus the budget (eps1, eps2) or population (n1, n2) ones."
     info = dict(decision=np.full(T, "approx", dtype="<U9"), dis=np.full(T, np.nan), err=np.full(T, np.nan),
                 n_reports=np.zeros(T, np.int64))
     if budget: info.update(eps1=np.zeros(T), eps2=np.zeros(T))
     if population: info.update(n1=np.zeros(T, np.int64), n2=np.zeros(T, np.int64))
     return info
 
-# %% ../nbs/10_ldp_ids.ipynb #a4a7d7b6
-class LDPIDSMechanism(Mechanism):
-    "Base of the seven LDP-IDS methods: validated (eps, w, fo, mode, u_min); start/step/finish, and run(stream, rng) -> Release."
+class _LDPIDSContract(Mechanism):
+    "The seven methods' validated parameters (eps, w, fo, mode, u_min), publish rule and hooks."
     paper, stream_kind = "LDP-IDS, Ren et al., SIGMOD 2022 (paper 000)", "categorical"
     budget_division, population_division = False, False
 
@@ -239,6 +254,18 @@ class LDPIDSMechanism(Mechanism):
         "Publish iff dis > err (Algs. 1-4); subclasses may force decisions."
         return dis > err
 
+    def _begin(self):
+        "Hook: the method's state for a run (called by start and run, after the simulation state is made)."
+    def _step_t(self, t):
+        "Hook: timestamp t of the step loop (the data is in self._sim); sets self._prev on a publication."
+        raise NotImplementedError
+    def _run_aggregate(self, counts):
+        "Hook: the fast aggregate run over the (T, d) true counts."
+        raise NotImplementedError
+    def _end(self):
+        "Hook: complete `info` and return the run's ledger."
+        raise NotImplementedError
+
     def resolve_mode(self, stream) -> str:
         "'per_user' or 'aggregate' for this stream."
         if self.mode == "auto": return "per_user" if isinstance(stream, CategoricalPopulation) else "aggregate"
@@ -251,6 +278,29 @@ class LDPIDSMechanism(Mechanism):
         need, why = self.min_users()
         if N < need: raise ValueError(f"N={N} is too small for {self.name} with w={self.w}: {why}")
 
+# %% ../nbs/10_ldp_ids.ipynb #5d2a506e
+class _LDPIDSBooks(_LDPIDSContract):
+    "The ledger entries of a run: one budget account, or the reporting users' accounts."
+    def _budget_ledger(self, T, spent):
+        led = Ledger(T, self.eps, self.w, n_accounts=1, names=["all users"])
+        return led.spend_series(spent)
+
+    def _book(self, t, ids):
+        "Ledger entry: the users `ids` report with eps at t (aggregate mode: their id blocks, booked at the end)."
+        if ids is None: return
+        if isinstance(ids, IdRanges): self._blocks.append((t, ids))
+        else: self._led.spend(t, self.eps, ids)
+
+    def _book_blocks(self, ledger):
+        "Book every (t, IdRanges) report of the run as one vectorised range spend."
+        n = [len(ids.ranges) for _, ids in self._blocks]
+        lohi = np.fromiter(itertools.chain.from_iterable(itertools.chain.from_iterable(ids.ranges for _, ids in self._blocks)), np.int64, 2 * sum(n))
+        t = np.repeat(np.fromiter((t for t, _ in self._blocks), np.int64, len(n)), n)
+        ledger.spend_ranges(t, self.eps, lohi[0::2], lohi[1::2])
+
+# %% ../nbs/10_ldp_ids.ipynb #744d886f
+class _LDPIDSStepwise(_LDPIDSBooks):
+    "The step-wise form: start(T, d, rng, N), step(x_t) -> (estimate_t, published_t), finish() -> Release."
     def start(self, T, d, rng=None, N=None):
         "Begin a step-wise run over T timestamps, d values and N users (mode 'auto': the first x decides, see step)."
         T, d = check_int(T, "T", minimum=1), check_int(d, "d", minimum=1)
@@ -312,6 +362,11 @@ class LDPIDSMechanism(Mechanism):
         self._sim = None
         return Release(self._est, info["decision"] == "publish", ledger, self.name, self.params, info)
 
+# %% ../nbs/10_ldp_ids.ipynb #aca77f24
+SCAN_BLOCK = 16   # timestamps whose dis one numpy call computes ahead (d > 2): a speed knob only (timed above)
+
+class LDPIDSMechanism(_LDPIDSStepwise):
+    "Base of the seven LDP-IDS methods: validated (eps, w, fo, mode, u_min); start/step/finish, and run(stream, rng) -> Release."
     def _prepare(self, stream, rng):
         s = self.check_stream(stream)
         self._check_size(s.d, s.N)
@@ -339,7 +394,7 @@ class LDPIDSMechanism(Mechanism):
         for x in rows: self._step(x)
         return self.finish()
 
-    def _scan(self, C1, V1, body, block=16):
+    def _scan(self, C1, V1, body):
         "The fast aggregate loop: body(t, dis) at every t, dis of Eq. (4) from the bulk M1 estimates C1 (T, d) against the last release."
         sim, T, d = self._sim, self._T, self._sim.d
         P, prev = [np.zeros(d)], self._prev
@@ -347,37 +402,15 @@ class LDPIDSMechanism(Mechanism):
         for t in range(T):
             if rows is not None:                            # binary: plain floats
                 c = rows[t]; a, b = c[0] - pl[0], c[1] - pl[1]; dis = 0.5 * (a * a + b * b) - V1
-            else:                                           # a block of timestamps per numpy call, until the next publication
+            else:                                           # SCAN_BLOCK timestamps per numpy call, until the next publication
                 if t >= end:
-                    base, end = t, min(T, t + block)
+                    base, end = t, min(T, t + SCAN_BLOCK)
                     D = (np.square(C1[t:end] - prev).mean(1) - V1).tolist()
                 dis = D[t - base]
             sim.t = t
             body(t, dis)
             if self._prev is not prev: prev = self._prev; P.append(prev); pl = prev.tolist(); end = 0
         self._est[:] = np.asarray(P)[np.cumsum(self._info["decision"] == "publish")]
-
-    def _book(self, t, ids):
-        "Ledger entry: the users `ids` report with eps at t (aggregate mode: their id blocks, booked at the end)."
-        if ids is None: return
-        if isinstance(ids, IdRanges): self._blocks.append((t, ids))
-        else: self._led.spend(t, self.eps, ids)
-
-    def _book_blocks(self, ledger):
-        "Book every (t, IdRanges) report of the run as one vectorised range spend."
-        n = [len(ids.ranges) for _, ids in self._blocks]
-        lohi = np.fromiter(itertools.chain.from_iterable(itertools.chain.from_iterable(ids.ranges for _, ids in self._blocks)), np.int64, 2 * sum(n))
-        t = np.repeat(np.fromiter((t for t, _ in self._blocks), np.int64, len(n)), n)
-        ledger.spend_ranges(t, self.eps, lohi[0::2], lohi[1::2])
-
-    def _begin(self): pass
-    def _run_aggregate(self, counts): raise NotImplementedError
-    def _step_t(self, t): raise NotImplementedError
-    def _end(self): raise NotImplementedError
-
-    def _budget_ledger(self, T, spent):
-        led = Ledger(T, self.eps, self.w, n_accounts=1, names=["all users"])
-        return led.spend_series(spent)
 
 # %% ../nbs/10_ldp_ids.ipynb #f70d2d93
 @register
@@ -427,7 +460,7 @@ class LSP(LDPIDSMechanism):
         self._info["U1"], self._info["U2"] = [None] * self._T, self._U2
         return self._led
 
-# %% ../nbs/10_ldp_ids.ipynb #89cfd0a7
+# %% ../nbs/10_ldp_ids.ipynb #5ddfdb5d
 class _BudgetAdaptive(LDPIDSMechanism):
     budget_division = True
     def _begin(self):
@@ -450,6 +483,7 @@ class _BudgetAdaptive(LDPIDSMechanism):
         info["decision"][t] = "publish"; info["n_reports"][t] += self._sim.N
     def _end(self): return self._budget_ledger(self._T, self._info["eps1"] + self._info["eps2"])
 
+# %% ../nbs/10_ldp_ids.ipynb #6c9ed1d9
 @register
 class LBD(_BudgetAdaptive):
     "LDP Budget Distribution (Algorithm 1): publications get half the remaining publication budget of the window."
@@ -527,7 +561,7 @@ class LPU(LDPIDSMechanism):
         self._info["U1"], self._info["U2"] = [None] * self._T, [g[t % self.w] for t in range(self._T)]
         return self._led
 
-# %% ../nbs/10_ldp_ids.ipynb #3ec7b3d0
+# %% ../nbs/10_ldp_ids.ipynb #75d330da
 class _PopulationAdaptive(LDPIDSMechanism):
     population_division = True
     def min_users(self):
@@ -539,6 +573,8 @@ class _PopulationAdaptive(LDPIDSMechanism):
         "Publication users at t: None if nullified, 0 if none can publish."
         raise NotImplementedError
     def _published(self, t, npp, state): pass
+    def _add_info(self, info):
+        "Hook: what the method adds to `info` at the end of a run (LPA: its units)."
     def _begin(self):
         sim, T = self._sim, self._T
         self._n1 = n1 = sim.N // (2 * self.w)
@@ -579,9 +615,10 @@ class _PopulationAdaptive(LDPIDSMechanism):
         info = self._info
         info["n1"][:] = self._n1; info["n_reports"][:] = self._n1 + info["n2"]
         info["U1"], info["U2"] = self._U1, self._U2
-        if self.name == "LPA": info["units"] = info["n2"] // self._n1
+        self._add_info(info)
         return self._led
 
+# %% ../nbs/10_ldp_ids.ipynb #d1adc7cd
 @register
 class LPD(_PopulationAdaptive):
     "LDP Population Distribution (Algorithm 3): publications get half the remaining publication users of the window."
@@ -607,6 +644,12 @@ class LPA(_PopulationAdaptive):
         state["k"] = k = min(t1 - (l + tN), self.w)
         return state["n1"] * k
     def _published(self, t, npp, state): state["l"], state["kl"] = t + 1, state["k"]
+    def _add_info(self, info): info["units"] = info["n2"] // self._n1
+
+# %% ../nbs/10_ldp_ids.ipynb #326bccae
+def forced_decisions(cls, rule, label="forced"):
+    "`cls` whose publish rule is `rule(t)`: publish at t, where the method can, iff rule(t) is true."
+    return type(f"{cls.__name__}_{label}", (cls,), {"_decide": lambda self, t, dis, err: bool(rule(t))})
 
 # %% ../nbs/10_ldp_ids.ipynb #c5bdcf22
 def mse_lbu(eps, w, N, d, fo="grr"):

@@ -13,8 +13,8 @@ from .core import as_rng, check_eps, check_int, check_array, check_counts, check
 
 # %% auto #0
 __all__ = ['FO_NAMES', 'laplace_scale', 'laplace_variance', 'laplace_mechanism', 'SVT', 'fo_probabilities', 'grr_mean_variance',
-           'oue_mean_variance', 'olh_mean_variance', 'adaptive_choice', 'fo_mean_variance', 'FrequencyOracle', 'GRR',
-           'OUE', 'OLHReports', 'olh_hash', 'OLH', 'get_fo']
+           'oue_mean_variance', 'olh_mean_variance', 'adaptive_choice', 'fo_mean_variance', 'fo_mean_variance_float',
+           'FrequencyOracle', 'GRR', 'OUE', 'OLHReports', 'olh_hash', 'OLH', 'get_fo']
 
 # %% ../nbs/01_primitives.ipynb #429e4086
 def laplace_scale(eps, sensitivity=1.0) -> float:
@@ -157,6 +157,16 @@ def fo_mean_variance(name, eps, n, d):
         out = np.where(use_grr, grr_mean_variance(e, m, d), oue_mean_variance(e, m, d))
         return float(out) if out.ndim == 0 else out
     raise ValueError(f"name={name!r} is not allowed: name must be one of {', '.join(map(repr, FO_NAMES))}")
+
+# %% ../nbs/01_primitives.ipynb #27b791c9
+def fo_mean_variance_float(name, eps: float, n, d: int) -> float:
+    "fo_mean_variance(name, eps, n, d) for one (eps, n) as a Python float, without validation (per-step fast path)."
+    if n <= 0 or eps <= 0: return math.inf
+    if name == "adaptive": name = "grr" if d < 3 * math.exp(eps) + 2 else "oue"
+    e, em1 = math.exp(eps), math.expm1(eps)
+    if name == "grr": return (d - 2 + e) / (n * em1 * em1) + (d - 2) / (d * n * em1)
+    if name == "oue": return 4 * e / (n * em1 * em1) + 1 / (d * n)
+    return float(fo_mean_variance(name, eps, n, d))
 
 # %% ../nbs/01_primitives.ipynb #ab3992a3
 class FrequencyOracle:
