@@ -178,3 +178,80 @@ def test_mre_signed_moves_release_back():
     expect = np.mean(np.abs([[1.0, 0.0], [0.0, -1.0]]) / np.maximum(np.abs(true), 1))
     assert mre_spas_signed(est_shifted, true) == pytest.approx(expect)
     assert mre_spas_signed(np.abs(true) + 1, np.abs(true)) == pytest.approx(np.mean(1 / np.maximum(np.abs(true), 1)))
+
+
+# ------------------------------------------------------------------ the release history, the sampling tests, the authors' departures
+from wevent_nb.core import check_noise_ledger, NoiseNotBooked, NoiseRecorder
+from wevent_nb.spas import ReleaseHistory, change_distance, svt_sensitivity, departure_configs, departure_ablation, SPAS_DEPARTURES
+
+
+def _history(releases, w, estimator="window"):
+    R = np.asarray(releases, float).reshape(len(releases), -1)
+    h = ReleaseHistory(len(R), w, 2, estimator)
+    for t in range(len(R)): h.record(t, R[t] - R[t - 1] if t else None)
+    return h
+
+def test_release_history_estimators():
+    rel = [100.0, 110, 90, 130]
+    assert _history(rel, 10).V(3) == pytest.approx(700 - (70 / 3) ** 2)
+    assert _history(rel, 1).V(3) == pytest.approx(100.0)                  # the last 2 timestamps: pairs -20, 40
+    assert _history(rel, 10, "cumulative").V(3) == pytest.approx(700.0)
+    assert _history(rel, 2, "decay").V(3) == pytest.approx((50 + 200 + 1600) / 3)
+    assert _history([[10.0, 20], [14, 18], [8, 30]], 10).V(2) == pytest.approx(14.0)
+    assert _history([3.0], 5).V(0) == 0.0
+
+def test_change_distance_and_the_raw_test_sensitivity_rule():
+    assert change_distance(np.array([1.0, 5.0]), np.array([3.0, 5.0])) == 1.0
+    assert [svt_sensitivity("raw", d) for d in (1, 2, 3, 64)] == [3.0, 1.5, 1.0, 1.0]
+    assert svt_sensitivity("release", 1) == svt_sensitivity("release", 64) == 1.0
+    for d, want in ((1, 3.0), (2, 1.5), (55, 1.0)):          # the drawn threshold noise has scale Delta_q / eps_s1
+        rec = NoiseRecorder(0)
+        SPAS(1.0, 4, m=2, dis="raw").run(HistogramStream(np.tile([[0.0] * d, [9.0] * d], (6, 1))), rng=rec)
+        assert [dr.scale for dr in rec.draws if dr.site == "_threshold_noise"] == [pytest.approx(want / 0.125)]
+
+def _levels(d=3, seed=0):
+    return HistogramStream(np.repeat(np.random.default_rng(seed).integers(0, 400, (12, d)), 5, axis=0).astype(float))
+
+@pytest.mark.parametrize("opts", [dict(dis="raw"), dict(dis="raw", svt="strict"), dict(warmup_budget="eps"), dict(c_max=None)])
+@pytest.mark.parametrize("d", [1, 2, 5])
+def test_private_departures_book_their_noise(opts, d):
+    check_noise_ledger(SPAS(1.0, 10, m=3, **opts), _levels(d), seed=7)["release"].check()
+
+@pytest.mark.parametrize("opts", [dict(unbooked_s2_topup=True), dict(dis="raw", warmup_budget="eps", unbooked_s2_topup=True, c_max=None)])
+def test_unbooked_topup_is_caught_by_the_noise_not_the_books(opts):
+    SPAS(1.0, 10, m=3, **opts).run(_levels(), rng=7).check()
+    with pytest.raises(NoiseNotBooked, match="SPAS at t="):
+        check_noise_ledger(SPAS(1.0, 10, m=3, **opts), _levels(), seed=7)
+
+def test_broken_strict_and_raw_tests_are_caught():
+    class StrictForgetsW(SPAS):
+        def _strict_query(self, dis, eps_s): return dis + self._rng.laplace(0.0, self._dq / eps_s)
+    class RawAuthorsNoise(SPAS):
+        def start(self, T, d, rng=None):
+            super().start(T, d, rng); self._dq = self.delta; return self
+    s = HistogramStream(np.repeat([[0.0], [5.0], [0.0], [5.0]], 12, axis=0))
+    for broken, opts in ((StrictForgetsW, dict(svt="strict")), (RawAuthorsNoise, dict(dis="raw"))):
+        broken(1.0, 4, m=2, **opts).run(s, rng=7).check()
+        with pytest.raises(NoiseNotBooked, match=broken.__name__):
+            check_noise_ledger(broken(1.0, 4, m=2, **opts), s, seed=7)
+
+def test_departure_options_validate_and_run_stepwise():
+    for kw, pat in [(dict(dis="x"), "dis"), (dict(svt="strict", unbooked_s2_topup=True), "unbooked_s2_topup")]:
+        with pytest.raises(ValueError, match=pat):
+            SPAS(1.0, 5, **kw)
+    H = _levels(2)
+    for opts in departure_configs().values():
+        live = SPAS(1.0, 10, m=3, **opts).start(H.T, H.d, rng=3)
+        steps = np.array([live.step(x)[0] for x in H.counts])
+        np.testing.assert_array_equal(steps, SPAS(1.0, 10, m=3, **opts).run(H, rng=3).estimates)
+    assert SPAS(1.0, 5, dis="raw").params["dis"] == "raw" and SPAS(1.0, 5).params["unbooked_s2_topup"] is False
+
+def test_departure_ablation_table():
+    g = np.random.default_rng(3)
+    streams = {"a": HistogramStream(g.integers(0, 50, (90, 4)).astype(float)), "b": HistogramStream(g.integers(0, 50, (90, 3)).astype(float))}
+    t = departure_ablation(streams, seeds=range(2), w=20)
+    assert len(t) == 2 * len(departure_configs()) == 2 * (2 + 2 * len(SPAS_DEPARTURES))
+    share = t["share of the gap"]
+    assert np.allclose(share.xs("paper's SPAS", level="configuration"), 0) and np.allclose(share.xs("authors' code (all four)", level="configuration"), 1)
+    assert (~t["private"]).groupby(level="dataset").sum().tolist() == [5, 5]     # A17 alone, all four, all four but A12, A15 or the clip
+    assert np.all(t["MRE"] > 0) and np.all(t["sd"] >= 0)

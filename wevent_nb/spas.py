@@ -12,15 +12,19 @@ from .core import (Mechanism, Release, Ledger, HistogramStream, register, as_rng
                             check_int, check_fraction, check_counts, PrivacyBudgetExceeded)
 
 # %% auto #0
-__all__ = ['SPAS_DATASETS', 'SPAS_METHODS', 'UNIFORM_BASED', 'SAMPLE_BASED', 'error_model', 'optimal_c', 'sampling_count',
-           'window_variance', 'weighted_svt', 'direct_release_rule', 'SPAS', 'mre_spas_signed', 'range_mre_shared',
-           'characteristic_ratio']
+__all__ = ['C_FLOOR_SLACK', 'BUDGET_RTOL', 'DIRECT_FLOOR_SLACK', 'DECAY_BASE', 'RAW_SPAN', 'SPAS_CHOICES', 'SPAS_DEPARTURES',
+           'AUTHORS_SPAS', 'SPAS_DATASETS', 'SPAS_METHODS', 'UNIFORM_BASED', 'SAMPLE_BASED', 'error_model', 'optimal_c',
+           'sampling_count', 'window_variance', 'weighted_svt', 'direct_release_rule', 'ReleaseHistory', 'SPASSteps',
+           'change_distance', 'svt_sensitivity', 'SPASSampling', 'SPASStepwise', 'SPAS', 'departure_configs',
+           'departure_ablation', 'mre_spas_signed', 'range_mre_shared', 'characteristic_ratio']
 
 # %% ../nbs/11_spas.ipynb #4aedcf43
 def error_model(c, theta, V, eps_p, w, delta_p=1.0):
     "The window error E(c; theta) of Eq. (D3)."
     c = np.asarray(c, float)
     return theta * (w - c) * V + ((1 - 2 * theta) * w + 2 * theta * c) * 2 * c ** 2 * delta_p ** 2 / eps_p ** 2
+
+C_FLOOR_SLACK = 1e-12   # a c* that is an integer up to rounding (2.9999999999999996) floors to that integer, not below
 
 def optimal_c(V, eps_p, w=1, theta=0.5, delta_p=1.0):
     "The real-valued minimiser of the error model over c > 0 (Theorem 1 at theta = 1/2: eps_p sqrt(3V) / (6 delta_p))."
@@ -31,7 +35,7 @@ def optimal_c(V, eps_p, w=1, theta=0.5, delta_p=1.0):
 
 def sampling_count(V, eps_p, w, theta=0.5, c_max="w", delta_p=1.0) -> int:
     "PredictC: the floor of `optimal_c`, clipped to [1, c_max] (c_max='w' by default, None for no upper clip)."
-    c = math.floor(optimal_c(V, eps_p, w, theta, delta_p) + 1e-12)
+    c = math.floor(optimal_c(V, eps_p, w, theta, delta_p) + C_FLOOR_SLACK)
     hi = w if c_max == "w" else (c_max if c_max is not None else max(c, 1))
     return int(min(max(c, 1), hi))
 
@@ -43,6 +47,8 @@ def window_variance(q, a):
     return max(0.0, float(q.mean() - a.mean() ** 2))
 
 # %% ../nbs/11_spas.ipynb #b043339e
+BUDGET_RTOL = 1e-12   # budgets are float sums compared with this relative slack: 1/3 + 1/3 + 1/3 may round above 1
+
 def weighted_svt(dis, C, threshold, eps_s, delta_s=1.0, rng=None):
     "Algorithm 1: booleans (one per query, None after the abort) for queries `dis` with cutoffs `C`."
     dis, C = np.asarray(dis, float), np.asarray(C, float)
@@ -56,13 +62,15 @@ def weighted_svt(dis, C, threshold, eps_s, delta_s=1.0, rng=None):
     thr = np.broadcast_to(np.asarray(threshold, float), dis.shape)
     for x, c, T in zip(dis, C, thr):
         if x + rng.laplace(0.0, 2 * c * delta_s / e2) > T + rho:
-            if weight + 1 / c > 1 + 1e-12: out.append(None); break
+            if weight + 1 / c > 1 + BUDGET_RTOL: out.append(None); break
             out.append(True); weight += 1 / c
         else: out.append(False)
     return out
 
 # %% ../nbs/11_spas.ipynb #e318c97b
-def direct_release_rule(spent_p, t, w, C, eps_p, tol=1e-12):
+DIRECT_FLOOR_SLACK = 1e-9   # R C / eps_p sums float spends: a count that should be 3 and comes out 2.9999999 is not floored to 2
+
+def direct_release_rule(spent_p, t, w, C, eps_p, tol=BUDGET_RTOL):
     "Direct release (Sec. 4, Fig. 3): (release directly?, Laplace budget R left in the window ending at t, timestamps k still to pay)."
     lo = max(0, t - w + 1)
     past = np.asarray(spent_p[lo:t])
@@ -70,86 +78,149 @@ def direct_release_rule(spent_p, t, w, C, eps_p, tol=1e-12):
     nz = np.flatnonzero(past > 0)
     f = lo + int(nz[0]) if nz.size else t
     k = f + w - t
-    return bool(R > tol and k <= math.floor(R * C / eps_p + 1e-9)), R, k
+    return bool(R > tol and k <= math.floor(R * C / eps_p + DIRECT_FLOOR_SLACK)), R, k
 
-# %% ../nbs/11_spas.ipynb #f6feb6db
-@register
-class SPAS(Mechanism):
-    "SPAS (Algorithm 2): adaptive sampling count + weighted SVT + direct releases, central w-event DP."
-    name, paper, stream_kind = "SPAS", "SPAS (paper 001)", "histogram"
-    summary = "Predicts the optimal sampling count C* per window, samples with a weighted SVT, spends idle budget directly"
+# %% ../nbs/11_spas.ipynb #34efc1a4
+DECAY_BASE = 2.0   # Eq. (3): a distance's weight halves with every window of age (b = 2, Sec. 4)
 
-    def __init__(self, eps, w, ratio_s=0.25, m=20, n_E=2, theta_design=0.5, c_max="w", warmup_budget="eps_p",
-                 direct_release=True, direct_budget="even", share_s2_leftover=True, var_estimator="window",
-                 svt="paper", delta=1.0):
-        super().__init__(eps, w)
-        self.ratio_s = check_fraction(ratio_s, "ratio_s")
-        self.eps_p = self.eps * (1 - self.ratio_s)
-        self.m, self.n_E = check_int(m, "m", minimum=1), check_int(n_E, "n_E", minimum=1)
-        self.theta_design = check_fraction(theta_design, "theta_design", 0.0, 1.0)
-        if not (c_max in ("w", None) or (isinstance(c_max, (int, np.integer)) and c_max >= 1)):
-            raise ValueError(f"c_max={c_max!r} is not allowed: c_max must be 'w', None or an integer >= 1")
-        self.c_max = c_max
-        for nm, v, ok in [("warmup_budget", warmup_budget, ("eps_p", "eps")), ("direct_budget", direct_budget, ("even", "eps_p_over_C")),
-                          ("var_estimator", var_estimator, ("window", "cumulative", "decay")), ("svt", svt, ("paper", "strict"))]:
-            if v not in ok: raise ValueError(f"{nm}={v!r} is not allowed: {nm} must be one of {ok}")
-        self.warmup_budget, self.direct_budget, self.var_estimator, self.svt = warmup_budget, direct_budget, var_estimator, svt
-        self.direct_release, self.share_s2_leftover = bool(direct_release), bool(share_s2_leftover)
-        self.delta = check_eps(delta, "delta")
+class ReleaseHistory:
+    "What SPAS keeps of its releases: each one's distance to the release before (q: mean square, a: mean absolute), and the estimates of V read from them."
+    def __init__(self, T, w, n_E=2, estimator="window"):
+        self.w, self.n_E, self.estimator = w, n_E, estimator
+        self.q, self.a, self.released = np.zeros(T), np.zeros(T), np.zeros(T, bool)
+        self._mean_q, self._n = 0.0, 0          # 'cumulative': the running mean of q over the releases so far
+
+    def record(self, t, D=None):
+        "A release at t; D is its difference from the previous release (None at t = 0, which has none)."
+        self.released[t] = True
+        if D is None: return
+        self.q[t], self.a[t] = float(np.mean(D * D)), float(np.mean(np.abs(D)))
+        if self.estimator == "cumulative": self._mean_q = (self._mean_q * self._n + self.q[t]) / (self._n + 1)
+        self._n += 1
+
+    def V(self, t) -> float:
+        "V after timestamp t: (V1) over the releases of the last n_E w timestamps ('window'), the running mean of q, or Eq. (3) ('decay')."
+        if self.estimator == "cumulative": return self._mean_q
+        lo = max(1, t - self.n_E * self.w + 1) if self.estimator == "window" else 1
+        S = np.flatnonzero(self.released[lo:t + 1]) + lo
+        if self.estimator == "window": return window_variance(self.q[S], self.a[S])
+        return float(np.sum(DECAY_BASE ** (-np.ceil((t - S) / self.w)) * self.q[S]) / S.size) if S.size else 0.0
+
+# %% ../nbs/11_spas.ipynb #9184a0d2
+class SPASSteps:
+    "The timeline of one SPAS timestamp (mixed into `SPAS`): warm-up, the start of the main phase, then a direct release, a sampling test or a copy."
+    def _step(self, x):
+        "One timestamp: the warm-up's fixed-interval sampling (the first window), then the main phase, which updates C at every step."
+        t = self._t
+        if t < self._L: self._warmup_step(t, x)
+        else:
+            if t == self._L: self._begin_main_phase(t)
+            self._main_step(t, x)
+            self._C = self._predict_c(self._hist.V(t))              # every step (Sec. 3.1): post-processing, free
+        self._prev_x, self._t = x, t + 1
+        return self._out[t], self._kind[t] != "copy"
+
+    def _release(self, t, x, scale, spent_p, spent_s2, kind):
+        "Publish x + Lap(scale) per bin at t, book its spends, and remember its distance to the previous release."
+        self._out[t] = x + self._rng.laplace(0.0, scale, self._d)
+        self._sp[t], self._s2[t], self._kind[t] = spent_p, spent_s2, kind
+        self._hist.record(t, self._out[t] - self._out[t - 1] if t else None)
+
+    def _copy(self, t): self._out[t] = self._out[t - 1]
+
+    def _warmup_step(self, t, x):
+        "Fixed-interval sampling (Sec. 4): a release with eps_warm every m steps of the first window, copies between."
+        if t % self.m == 0: self._release(t, x, self.delta / self._e_warm, self._e_warm, 0.0, "warmup")
+        else: self._copy(t)
+
+    def _begin_main_phase(self, t):
+        "C_init from the warm-up releases (Sec. 4); with svt='paper' the threshold noise, drawn once (Algorithm 2, line 1): a standing charge."
+        self._C = self._predict_c(self._hist.V(t - 1))
+        if self.svt == "paper":
+            self._rho = self._threshold_noise(self._e1)
+            self._ledger.standing(self._e1, start=t, account=0)
+
+    def _main_step(self, t, x):
+        "A direct release if the window's idle budget pays every step it has left (Sec. 4, Fig. 3), else the sampling test, else a copy."
+        C = self._C
+        self._C_used[t] = C
+        direct, R, k = direct_release_rule(self._sp, t, self.w, C, self.eps_p, self._tol)
+        A = self._e2 - self._s2[max(0, t - self.w + 1):t].sum()        # SVT-query budget left in the window
+        if self.direct_release and direct: self._direct(t, x, C, R, k, A)
+        elif not self._sample(t, x, C, R, A): self._copy(t)
+
+    def _direct(self, t, x, C, R, k, A):
+        "Release with R/k (or eps_p/C) and, with the paper's SVT, the idle SVT budget spread evenly, A/k: both booked."
+        b = R / k if self.direct_budget == "even" else self.eps_p / C
+        share = C if self.unbooked_s2_topup else k        # the authors' code gives each direct release A/C of the idle SVT budget
+        e = max(A, 0.0) / share if (self.share_s2_leftover and self.svt == "paper") else 0.0
+        self._release(t, x, self.delta / (b + e), b, e, "direct")
+
+# %% ../nbs/11_spas.ipynb #3e8be3b0
+RAW_SPAN = 3.0   # the raw change's SVT noise is for sensitivity 3/d: w + 1 of its queries move, by 2/d inside and 1/d at the two ends
+
+def change_distance(x, ref) -> float:
+    "dis of Algorithm 2, line 3: the mean over the d bins of |x - ref|."
+    return float(np.mean(np.abs(x - ref)))
+
+def svt_sensitivity(dis: str, d: int, delta_s: float = 1.0) -> float:
+    "The sensitivity the sampling test's noise is drawn for: the paper's delta_s for dis='release', max(delta_s, 3/d) for dis='raw'."
+    return float(delta_s) if dis == "release" else max(float(delta_s), RAW_SPAN / d)
+
+# %% ../nbs/11_spas.ipynb #6c7875df
+class SPASSampling:
+    "The sampling test of a SPAS main-phase step (mixed into `SPAS`): Algorithm 2's weighted SVT with one threshold noise, or the strict SVT."
+    svt_mode = "single"   # svt="paper": one threshold noise for the whole stream, a standing charge (core.noise_spends)
 
     @property
-    def params(self):
-        return dict(eps=self.eps, w=self.w, ratio_s=self.ratio_s, m=self.m, n_E=self.n_E, theta_design=self.theta_design,
-                    c_max=self.c_max, warmup_budget=self.warmup_budget, direct_release=self.direct_release,
-                    direct_budget=self.direct_budget, share_s2_leftover=self.share_s2_leftover,
-                    var_estimator=self.var_estimator, svt=self.svt)
+    def noise_roles(self) -> dict:
+        "What each draw is (core.noise_spends): releases of sensitivity delta; test noise for the query's largest move (within delta for dis='release', 2/d for 'raw')."
+        q = self.delta if self.dis == "release" else (lambda d: 2.0 / d)
+        return {"_release": ("release", self.delta), "_threshold_noise": ("svt_threshold", q),
+                "_svt_query": ("svt_query", q), "_strict_query": ("statistic", q)}
 
-    def _predict_c(self, t, V):
-        return sampling_count(V, self.eps_p, self.w, self.theta_design, self.c_max, self.delta)
+    def _threshold_noise(self, e1): return self._rng.laplace(0.0, self._dq / e1)
+    def _svt_query(self, dis, C, e2): return dis + self._rng.laplace(0.0, 2 * C * self._dq / e2)
+    def _strict_query(self, dis, eps_s): return dis + self._rng.laplace(0.0, self.w * self._dq / eps_s)
 
+    def _dis(self, t, x) -> float:
+        "The query: x's change from the last release (Algorithm 2, line 3), or from the last raw histogram (dis='raw')."
+        return change_distance(x, self._out[t - 1] if self.dis == "release" else self._prev_x)
+
+    def _sample(self, t, x, C, R, A) -> bool:
+        "The sampling test at t, if the window can pay its release (and, paper SVT, its query); publish if it fires. True iff published."
+        p, thr = self.eps_p / C, C * self.delta / self.eps_p     # the release's budget; the threshold E|Lap(C delta / eps_p)|
+        if R < p - self._tol: return False
+        if self.svt == "paper":
+            if A < self._e2 / C - self._tol and not self.unbooked_s2_topup: return False    # the authors' code never checks it
+            self._compared[t] = True
+            if not self._svt_query(self._dis(t, x), C, self._e2) > thr + self._rho: return False
+            s2 = self._e2 / C
+        else:
+            self._compared[t], self._sq[t] = True, self.eps_s / self.w
+            if not self._strict_query(self._dis(t, x), self.eps_s) > thr: return False
+            s2 = 0.0
+        scale = C * self.delta / self.eps_p
+        if self.unbooked_s2_topup: scale = self.delta / (p + max(A - s2, 0.0))   # NOT private: the window's idle SVT budget, never booked
+        self._release(t, x, scale, p, s2, "svt")
+        return True
+
+# %% ../nbs/11_spas.ipynb #681a92a5
+class SPASStepwise:
+    "The step-wise form of SPAS (mixed into `SPAS`): `start` sets up a run, `step` takes one histogram, `finish` books the spends; `run` loops."
     def start(self, T, d, rng=None):
         "Begin a step-wise run over T timestamps of d bins (the main phase starts after the first window)."
         T, d = check_int(T, "T", minimum=1), check_int(d, "d", minimum=1)
         self._rng, self._T, self._d, self._t = as_rng(rng), T, d, 0
-        self._out = np.zeros((T, d)); self._sp = np.zeros(T); self._s2 = np.zeros(T); self._sq = np.zeros(T)
-        self._kind = np.full(T, "copy", "<U6"); self._compared = np.zeros(T, bool); self._C_used = np.full(T, np.nan)
-        self._q = np.zeros(T); self._a = np.zeros(T); self._rel = np.zeros(T, bool)  # per-release distances for (V1)
-        self._cumV, self._cuml = 0.0, 0
-        self._L = min(self.w, T)
+        self._out, self._sp, self._s2, self._sq = np.zeros((T, d)), np.zeros(T), np.zeros(T), np.zeros(T)
+        self._kind, self._compared, self._C_used = np.full(T, "copy", "<U6"), np.zeros(T, bool), np.full(T, np.nan)
+        self._hist = ReleaseHistory(T, self.w, self.n_E, self.var_estimator)
+        self._L = min(self.w, T)                                   # the warm-up is the first window
         self._e_warm = (self.eps_p if self.warmup_budget == "eps_p" else self.eps) / math.ceil(self.w / self.m)
+        self._dq = svt_sensitivity(self.dis, d, self.delta)
         self._ledger = Ledger.central(T, self.eps, self.w)
-        self._C = self._rho = None
+        self._C = self._rho = self._prev_x = None
         return self
-
-    @property
-    def noise_roles(self) -> dict:
-        "What each draw is (core.noise_spends): releases and SVT noise of sensitivity delta; the strict test is a Laplace answer."
-        return {"_release": ("release", self.delta), "_threshold_noise": ("svt_threshold", self.delta),
-                "_svt_query": ("svt_query", self.delta), "_strict_query": ("statistic", self.delta)}
-    svt_mode = "single"   # svt="paper": one threshold noise for the whole stream (a standing charge)
-
-    def _threshold_noise(self, e1): return self._rng.laplace(0.0, self.delta / e1)
-    def _svt_query(self, dis, C, e2): return dis + self._rng.laplace(0.0, 2 * C * self.delta / e2)
-    def _strict_query(self, dis, eps_s): return dis + self._rng.laplace(0.0, self.w * self.delta / eps_s)
-
-    def _release(self, t, x, scale):
-        out = self._out
-        out[t] = x + self._rng.laplace(0.0, scale, self._d); self._rel[t] = True
-        if t >= 1:
-            D = out[t] - out[t - 1]; self._q[t] = float(np.mean(D * D)); self._a[t] = float(np.mean(np.abs(D)))
-            if self.var_estimator == "cumulative": self._cumV = (self._cumV * self._cuml + self._q[t]) / (self._cuml + 1)
-            self._cuml += 1
-
-    def _predict_V(self, t):
-        w, rel, q = self.w, self._rel, self._q
-        if self.var_estimator == "cumulative": return self._cumV
-        if self.var_estimator == "window":
-            lo = max(1, t - self.n_E * w + 1)
-            S = np.flatnonzero(rel[lo:t + 1]) + lo
-            return window_variance(q[S], self._a[S])
-        S = np.flatnonzero(rel[1:t + 1]) + 1  # decay (Eq. 3)
-        if S.size == 0: return 0.0
-        return float(np.sum(2.0 ** (-np.ceil((t - S) / w)) * q[S]) / S.size)
 
     def step(self, x):
         "Consume the histogram of the next timestamp; return (release, published)."
@@ -157,47 +228,6 @@ class SPAS(Mechanism):
         x = check_counts(x, "x", ndim=1)
         if x.shape != (self._d,): raise ValueError(f"x must have shape ({self._d},), got {x.shape}")
         return self._step(x)
-
-    def _step(self, x):
-        t, w, eps_p, out, dl = self._t, self.w, self.eps_p, self._out, self.delta
-        eps_s = self.ratio_s * self.eps
-        e1 = e2 = eps_s / 2
-        tol = 1e-12 * self.eps
-        sp, s2, kind = self._sp, self._s2, self._kind
-        if t < self._L:                                   # warm-up: fixed-interval sampling
-            if t % self.m == 0: self._release(t, x, dl / self._e_warm); sp[t] = self._e_warm; kind[t] = "warmup"
-            else: out[t] = out[t - 1]
-        else:
-            if t == self._L:                              # C_init from the warm-up; threshold noise drawn once
-                self._C = self._predict_c(t - 1, self._predict_V(t - 1))
-                if self.svt == "paper":
-                    self._rho = self._threshold_noise(e1)
-                    self._ledger.standing(e1, start=t, account=0)
-            C = self._C
-            self._C_used[t] = C
-            lo = max(0, t - w + 1)
-            direct, R, k = direct_release_rule(sp, t, w, C, eps_p, tol)
-            A = e2 - s2[lo:t].sum()
-            if self.direct_release and direct:
-                b = R / k if self.direct_budget == "even" else eps_p / C
-                e = max(A, 0.0) / k if (self.share_s2_leftover and self.svt == "paper") else 0.0
-                self._release(t, x, dl / (b + e)); sp[t], s2[t], kind[t] = b, e, "direct"
-            elif self.svt == "paper" and R >= eps_p / C - tol and A >= e2 / C - tol:
-                self._compared[t] = True
-                dis = float(np.mean(np.abs(x - out[t - 1])))
-                if self._svt_query(dis, C, e2) > C * dl / eps_p + self._rho:
-                    self._release(t, x, C * dl / eps_p); sp[t], s2[t], kind[t] = eps_p / C, e2 / C, "svt"
-                else: out[t] = out[t - 1]
-            elif self.svt == "strict" and R >= eps_p / C - tol:
-                self._compared[t] = True; self._sq[t] = eps_s / w
-                dis = float(np.mean(np.abs(x - out[t - 1])))
-                if self._strict_query(dis, eps_s) > C * dl / eps_p:
-                    self._release(t, x, C * dl / eps_p); sp[t], kind[t] = eps_p / C, "svt"
-                else: out[t] = out[t - 1]
-            else: out[t] = out[t - 1]
-            self._C = self._predict_c(t, self._predict_V(t))   # every step: post-processing, free
-        self._t += 1
-        return out[t], kind[t] != "copy"
 
     def finish(self) -> Release:
         "The Release of a step-wise run (every timestamp must have been stepped)."
@@ -213,6 +243,75 @@ class SPAS(Mechanism):
         self.start(s.T, s.d, rng)
         for x in s.counts: self._step(x)
         return self.finish()
+
+# %% ../nbs/11_spas.ipynb #df8117eb
+SPAS_CHOICES = {"warmup_budget": ("eps_p", "eps"), "direct_budget": ("even", "eps_p_over_C"),
+                "var_estimator": ("window", "cumulative", "decay"), "svt": ("paper", "strict"), "dis": ("release", "raw")}
+
+def _choice(name, value):
+    if value not in SPAS_CHOICES[name]: raise ValueError(f"{name}={value!r} is not allowed: {name} must be one of {SPAS_CHOICES[name]}")
+    return value
+
+@register
+class SPAS(SPASStepwise, SPASSampling, SPASSteps, Mechanism):
+    "SPAS (Algorithm 2): adaptive sampling count + weighted SVT + direct releases, central w-event DP."
+    name, paper, stream_kind = "SPAS", "SPAS (paper 001)", "histogram"
+    summary = "Predicts the optimal sampling count C* per window, samples with a weighted SVT, spends idle budget directly"
+
+    def __init__(self, eps, w, ratio_s=0.25, m=20, n_E=2, theta_design=0.5, c_max="w", warmup_budget="eps_p",
+                 direct_release=True, direct_budget="even", share_s2_leftover=True, var_estimator="window",
+                 svt="paper", dis="release", unbooked_s2_topup=False, delta=1.0):
+        super().__init__(eps, w)
+        self.ratio_s = check_fraction(ratio_s, "ratio_s")
+        self.eps_s, self.eps_p = self.ratio_s * self.eps, self.eps * (1 - self.ratio_s)
+        self._e1 = self._e2 = self.eps_s / 2                     # Algorithm 1: eps_s1 = eps_s2 = eps_s / 2
+        self._tol = BUDGET_RTOL * self.eps
+        self.m, self.n_E = check_int(m, "m", minimum=1), check_int(n_E, "n_E", minimum=1)
+        self.theta_design = check_fraction(theta_design, "theta_design", 0.0, 1.0)
+        if not (c_max in ("w", None) or (isinstance(c_max, (int, np.integer)) and c_max >= 1)):
+            raise ValueError(f"c_max={c_max!r} is not allowed: c_max must be 'w', None or an integer >= 1")
+        self.c_max = c_max
+        self.warmup_budget, self.direct_budget = _choice("warmup_budget", warmup_budget), _choice("direct_budget", direct_budget)
+        self.var_estimator, self.svt, self.dis = _choice("var_estimator", var_estimator), _choice("svt", svt), _choice("dis", dis)
+        self.direct_release, self.share_s2_leftover = bool(direct_release), bool(share_s2_leftover)
+        self.unbooked_s2_topup = bool(unbooked_s2_topup)
+        if self.unbooked_s2_topup and svt != "paper":
+            raise ValueError(f"unbooked_s2_topup=True is not allowed with svt={svt!r}: it tops up the paper SVT's releases")
+        self.delta = check_eps(delta, "delta")
+
+    @property
+    def params(self):
+        return dict(eps=self.eps, w=self.w, ratio_s=self.ratio_s, m=self.m, n_E=self.n_E, theta_design=self.theta_design,
+                    c_max=self.c_max, warmup_budget=self.warmup_budget, direct_release=self.direct_release,
+                    direct_budget=self.direct_budget, share_s2_leftover=self.share_s2_leftover,
+                    var_estimator=self.var_estimator, svt=self.svt, dis=self.dis, unbooked_s2_topup=self.unbooked_s2_topup)
+
+    def _predict_c(self, V): return sampling_count(V, self.eps_p, self.w, self.theta_design, self.c_max, self.delta)
+
+# %% ../nbs/11_spas.ipynb #4fd75b64
+SPAS_DEPARTURES = {"raw-change test (A12)": dict(dis="raw"), "warm-up at eps m/w (A15)": dict(warmup_budget="eps"),
+                   "unbooked SVT top-up (A17, not private)": dict(unbooked_s2_topup=True), "no upper clip on C": dict(c_max=None)}
+AUTHORS_SPAS = {k: v for opts in SPAS_DEPARTURES.values() for k, v in opts.items()}   # all four: the authors' code
+
+def departure_configs() -> dict:
+    "The ablation's SPAS options: the paper's, each departure alone, all four (the authors' code), all four but one."
+    return {"paper's SPAS": {}, **{f"+ {k}": o for k, o in SPAS_DEPARTURES.items()}, "authors' code (all four)": AUTHORS_SPAS,
+            **{f"all four but {k}": {n: v for n, v in AUTHORS_SPAS.items() if n not in o} for k, o in SPAS_DEPARTURES.items()}}
+
+def departure_ablation(streams: dict, seeds=range(5), eps=1.0, w=120):
+    "SPAS's MRE (Eq. 4) per data set and configuration of `departure_configs` (mean, sd over seeds) and the share of the gap it closes."
+    import pandas as pd
+    from wevent_nb.metrics import mre_spas
+    rows = []
+    for ds, s in streams.items():
+        for cfg, o in departure_configs().items():
+            m = [mre_spas(SPAS(eps, w, **o).run(s, rng=r).estimates, s.counts) for r in seeds]
+            rows.append(dict(dataset=ds, configuration=cfg, private=not o.get("unbooked_s2_topup", False),
+                             MRE=float(np.mean(m)), sd=float(np.std(m, ddof=1)) if len(m) > 1 else np.nan))
+    df = pd.DataFrame(rows).set_index(["dataset", "configuration"])
+    ref = lambda cfg: np.log(df["MRE"].xs(cfg, level="configuration").reindex(df.index.get_level_values("dataset")).to_numpy())
+    df["share of the gap"] = (ref("paper's SPAS") - np.log(df["MRE"].to_numpy())) / (ref("paper's SPAS") - ref("authors' code (all four)"))
+    return df
 
 # %% ../nbs/11_spas.ipynb #0a2acb37
 SPAS_DATASETS = {"Otp": "spas-otp", "Dth": "spas-dth", "Uem": "spas-uem", "Syn1": "spas-syn1", "Syn2": "spas-syn2",
