@@ -1,0 +1,228 @@
+"""Delay-allowed release (paper 004, nbs/14_delay.ipynb): ledgers, the ledger against the noise drawn, noise scales,
+partitions, post-processing, truncation, formulas and bad input."""
+import math
+import numpy as np
+import pytest
+from scipy import stats
+from wevent_nb.core import ScalarStream, NoiseRecorder, NoiseNotBooked, list_mechanisms, get_mechanism
+from wevent_nb import delay as D
+
+METHODS = [i.name for i in list_mechanisms(paper="paper 004")]
+TRUNCATING = {"Naive", "Contin_reduce", "Contin_pp", "PeGaSus_Delay", "Discontin_reduce", "Discontin_pp", "BucOrder", "CompOrder"}
+SHARE = {"Constant-mid": 0.0, "AdaPub-event": 0.8}      # what these spend per event, as a share of eps (others: all of it)
+
+
+def stream(T, seed=0, hi=100.0):
+    return ScalarStream(np.random.default_rng(seed).integers(0, int(hi) + 1, T).astype(float), 0.0, hi)
+
+
+def settings(name):
+    yield {}
+    if name in TRUNCATING: yield {"truncation": True}
+    if name == "CompOrder": yield {"rule": "artifact"}
+
+
+class ZeroNoise(np.random.Generator):
+    "Laplace draws are 0 and uniforms are 0 (GRR keeps): a method's noise-free limit."
+    def __init__(self): super().__init__(np.random.PCG64(0))
+    def laplace(self, loc=0.0, scale=1.0, size=None):
+        return np.zeros(np.broadcast_shapes(np.shape(scale), () if size is None else np.atleast_1d(size))) + loc
+    def random(self, size=None, dtype=np.float64, out=None): return np.zeros(() if size is None else size)
+
+
+def test_registry_holds_the_papers_methods():
+    assert set(METHODS) == {"Naive", "PeGaSus-event", "PeGaSus_Delay", "Contin_reduce", "Contin_pp", "Discontin_reduce",
+                            "Discontin_pp", "CompOrder", "BucOrder", "AdaPub-event", "Constant-mid"}
+    assert all(i.stream_kind == "scalar" for i in list_mechanisms(paper="paper 004"))
+
+
+@pytest.mark.parametrize("name", METHODS)
+def test_ledger_every_event_spends_its_share(name):
+    for T, w in ((57, 1), (57, 5), (103, 10), (40, 40)):
+        s = stream(T, T + w)
+        for kw in settings(name):
+            if kw.get("rule") == "artifact" and w == 1: continue
+            r = get_mechanism(name, eps=0.7, w=w, **kw).run(s, rng=1).check()
+            tot = r.ledger.max_window_spend()
+            assert np.allclose(tot, 0.7 * SHARE.get(name, 1.0)), (name, kw, T, w)
+            assert r.estimates.shape == (T,) and np.all(np.isfinite(r.estimates))
+            assert np.all(r.info["release_time"] >= np.arange(T)) and np.all(r.info["delay"] <= w)
+
+
+@pytest.mark.parametrize("name", METHODS)
+def test_ledger_covers_the_noise_drawn(name):
+    for seed, (T, w) in enumerate(((57, 1), (57, 5), (64, 10), (30, 30))):
+        s = stream(T, 10 + seed)
+        for kw in settings(name):
+            if kw.get("rule") == "artifact" and w == 1: continue
+            out = D.check_delay_noise(get_mechanism(name, eps=0.9, w=w, **kw), s, seed=seed)
+            assert out["draws"] > 0 or name == "Constant-mid"
+
+
+@pytest.mark.parametrize("bad", [lambda: D.DiscontinHalfNoise(0.7, 5), lambda: D.CompOrderHalfQuery(0.7, 5),
+                                 lambda: D.ContinReduce(0.7, 5, dev_sens_factor=1)], ids=["DiscontinHalfNoise", "CompOrderHalfQuery", "Contin-paper-calibration"])
+def test_broken_variants_pass_the_books_and_are_caught(bad):
+    s = stream(57, 3)
+    assert bad().run(s, rng=3).ledger.ok()
+    with pytest.raises(NoiseNotBooked):
+        D.check_delay_noise(bad(), s, seed=3)
+
+
+def _scales(mech, s, seed=0):
+    rec = NoiseRecorder(seed)
+    mech.start(s.T, 1, rec, lo=s.lo, hi=s.hi)
+    for t in range(s.T): rec.t = t; mech.step(s.values[t])
+    mech.finish()
+    out = {}
+    for d in rec.draws: out.setdefault(d.site, set()).add(round(d.scale, 9))
+    return out, rec.draws
+
+
+def test_noise_scales_are_as_specified():
+    s, w, eps, Dl = stream(60, 4), 6, 1.0, 100.0
+    sc, _ = _scales(D.ContinReduce(eps, w), s)                 # Alg. 6, strict: threshold 2*2D/eps_g, query 4*2D/eps_g
+    eg, ep = 0.2 * eps, 0.8 * eps
+    assert sc["_svt_threshold_noise"] == {round(4 * Dl / eg, 9)} and sc["_svt_query_noise"] == {round(8 * Dl / eg, 9)}
+    assert sc["_release_noise"] == {round(Dl / ep, 9)}
+    sc, _ = _scales(D.DiscontinPP(eps, w), s)                  # Alg. 2: 2(2w-1)D/eps_g and 4(2w-1)D/eps_g
+    assert sc["_svt_threshold_noise"] == {round(2 * (2 * w - 1) * Dl / eg, 9)} and sc["_svt_query_noise"] == {round(4 * (2 * w - 1) * Dl / eg, 9)}
+    sc, draws = _scales(D.CompOrder(eps, w), s)                # Alg. 3: rho 4D/eps_g once; queries 8wD/eps_g
+    eg, ep = 0.25 * eps, 0.75 * eps
+    assert sc["_svt_threshold_noise"] == {round(4 * Dl / eg, 9)} and sc["_svt_query_noise"] == {round(8 * w * Dl / eg, 9)}
+    assert sum(d.size for d in draws if d.site == "_svt_threshold_noise") == 1
+    assert sum(d.size for d in draws if d.site == "_svt_query_noise") == sum(min(t, w) for t in range(s.T))   # w predecessors each
+    sc, _ = _scales(D.Naive(eps, w, truncation=True), s)       # RNM 1/eps_s with eps_s = eps_p / 2
+    assert sc["_rnm_noise"] == {round(2 / eps, 9)}
+    sc, _ = _scales(D.BucOrder(eps, w, m=10), s)
+    assert sc["_release_noise"] == {round(Dl / ep, 9)}
+
+
+@pytest.mark.parametrize("name", METHODS)
+def test_step_wise_equals_run_without_noise_and_seeds_repeat(name):
+    s = stream(57, 5)
+    for kw in settings(name):
+        a = get_mechanism(name, eps=0.7, w=5, **kw).run(s, rng=ZeroNoise()).estimates
+        m = get_mechanism(name, eps=0.7, w=5, **kw).start(s.T, 1, ZeroNoise(), lo=s.lo, hi=s.hi)
+        got = np.full(s.T, np.nan)
+        for x in s.values:
+            ts, v = m.step(x); got[ts] = v
+        np.testing.assert_array_equal(got, a)
+        np.testing.assert_array_equal(get_mechanism(name, eps=0.7, w=5, **kw).run(s, rng=9).estimates,
+                                      get_mechanism(name, eps=0.7, w=5, **kw).run(s, rng=9).estimates)
+
+
+def test_noise_free_limits():
+    s = stream(80, 6)
+    np.testing.assert_array_equal(D.Naive(1.0, 10).run(s, rng=ZeroNoise()).estimates, s.values)
+    r = D.BucOrder(1.0, 10, m=10).run(s, rng=ZeroNoise())        # buckets are the true ones
+    np.testing.assert_array_equal(r.info["bucket"], D.bucket_of(s.values, 10, 10))
+    y = s.values
+    g = D.comporder_bits(y, np.zeros((80, 10), bool), 1.0, 10, np.full(80, 100.0), ZeroNoise(), np.zeros(80), 0, 80)
+    i, t, k = D.comporder_pairs(80, 10, 0, 80)
+    np.testing.assert_array_equal(g[i, k], y[i] > y[t])
+    # group releases are the group means
+    Y = y.reshape(8, 10); lab = D.discontinuous_grouping(Y, np.ones(Y.shape, bool), 1.0, 40.0, 100.0, 10, ZeroNoise())
+    out = D.release_groups(Y, lab, 1.0, 100.0, ZeroNoise(), "reduce")
+    for b in range(8):
+        for j in np.unique(lab[b]): assert np.allclose(out[b][lab[b] == j], Y[b][lab[b] == j].mean())
+
+
+def test_partitions():
+    g = np.random.default_rng(7)
+    Y = g.uniform(0, 100, (200, 12)); mask = np.ones(Y.shape, bool); mask[-1, 7:] = False
+    for lab in (D.continuous_grouping(Y, mask, 0.5, 3.0, 100.0, g), D.discontinuous_grouping(Y, mask, 0.5, 3.0, 100.0, 12, g)):
+        assert np.all((lab >= 0) == mask)
+        for row in lab:
+            ids = row[row >= 0]
+            assert set(ids) == set(range(ids.max() + 1))           # ids 0..n_g-1, non-empty groups
+            assert ids.max() + 1 <= 12
+    lab = D.continuous_grouping(Y, mask, 0.5, 3.0, 100.0, g)
+    assert np.all(np.diff(np.where(mask, lab, lab.max() + 1), axis=1) >= 0)   # contiguous: ids never decrease in a batch
+
+
+def test_bucorder_range_and_grr():
+    g = np.random.default_rng(8)
+    Y = g.uniform(0, 1000, (300, 10)); out, lab = D.bucorder_release(Y, np.ones(Y.shape, bool), 100.0, 10, 1000.0, 0.5, 2.0, 1000.0, g)
+    assert np.all((out >= lab * 100.0) & (out <= (lab + 1) * 100.0))
+    n, nb, eg = 100_000, 9, 0.7
+    b = D.grr_buckets(np.full(n, 4), nb, eg, np.random.default_rng(9))
+    p = math.exp(eg) / (math.exp(eg) + nb - 1)
+    assert abs(np.mean(b == 4) - p) < 5 * math.sqrt(p * (1 - p) / n)
+    assert stats.chisquare(np.bincount(b[b != 4], minlength=nb)[np.arange(nb) != 4]).pvalue > 1e-3
+    assert D.bucket_of([1000.0], 100.0, 10)[0] == 9                  # the domain's top value is in the last bucket
+
+
+def test_comporder_postprocess_interval():
+    g = np.random.default_rng(10)
+    T, w = 80, 6
+    greater = g.random((T, w)) < 0.5; xhat = g.normal(0, 10, T)
+    xt = D.comporder_postprocess(xhat, greater, np.zeros(T), w, 0, T)
+    for t in range(T):
+        js = range(max(0, t - w), t)
+        hi = [xt[j] for j in js if greater[j, t - j - 1]]; lo = [xt[j] for j in js if not greater[j, t - j - 1]]
+        if not hi or not lo: assert xt[t] == xhat[t]
+        elif max(lo) <= min(hi): assert max(lo) <= xt[t] <= min(hi)
+        else: assert xt[t] == 0.5 * (max(lo) + min(hi))
+    # block-wise processing gives the same result as one pass
+    xb = np.zeros(T)
+    for lo_t in range(0, T, w): D.comporder_postprocess(xhat, greater, xb, w, lo_t, min(lo_t + w, T))
+    np.testing.assert_array_equal(xb, xt)
+
+
+def test_truncation_quality_and_selection():
+    g = np.random.default_rng(11)
+    S = g.integers(0, 500, (4, 30)).astype(float); taus = D.tau_candidates(500.0, 5.0)
+    Q = D.truncation_quality(S, taus, 0.3, 500.0)
+    for r in range(4):
+        for j in (0, 17, len(taus) - 1):
+            tau = taus[j]; direct = (math.sqrt(2) * 30 * (500 - tau) / 0.3 - sum(v - tau for v in S[r] if v > tau)) / (30 * 500)
+            assert abs(Q[r, j] - direct) < 1e-9
+    assert np.all(np.diff(Q, axis=1) < 0)                                  # eps_p < sqrt(2): decreasing
+    picks = D.select_tau(S, taus, 0.3, 0.15, 500.0, g)
+    assert np.all(np.isin(picks, taus))
+
+
+def test_release_groups_unbiased_with_the_right_variance():
+    n, eps_p, sens = 20_000, 0.8, 10.0
+    y = np.arange(6.0); lab = np.array([[0, 0, 0, 1, 1, 2]])
+    size = np.bincount(lab[0])[lab[0]]; mean = (np.bincount(lab[0], y) / np.bincount(lab[0]))[lab[0]]
+    for mode, var in (("reduce", 2 * sens ** 2 / (eps_p ** 2 * size ** 2)), ("pp", 2 * sens ** 2 / (eps_p ** 2 * size))):
+        out = D.release_groups(np.repeat(y[None], n, 0), np.repeat(lab, n, 0), eps_p, sens, np.random.default_rng(12), mode)
+        assert np.all(np.abs(out.mean(0) - mean) < 5 * np.sqrt(var / n))
+        assert np.all(np.abs(out.var(0) / var - 1) < 5 * np.sqrt(5 / n))
+
+
+def test_naive_mae_is_delta_over_eps():
+    big = ScalarStream(np.full(100_000, 30.0), 0.0, 100.0)
+    err = np.abs(D.Naive(0.5, 10).run(big, rng=13).estimates - 30.0)
+    assert abs(err.mean() - 200.0) < 5 * err.std() / np.sqrt(err.size)
+
+
+def test_discontinuous_grouping_gains_with_the_delay():
+    s = stream(600, 14, hi=600.0)
+    mae = {w: np.mean([np.abs(D.DiscontinReduce(0.5, w).run(s, rng=r).estimates - s.values).mean() for r in range(6)]) for w in (10, 100)}
+    assert mae[100] < 0.6 * mae[10]
+
+
+def test_table_one_and_dev():
+    n = [2, 20, 40, 60, 80, 100]
+    assert np.round(D.improvement_threshold(n, 0.4), 2).tolist() == [1.96, 3.59, 4.50, 5.16, 5.69, 6.14]
+    assert np.round(D.improvement_threshold(n, 1.0), 2).tolist() == [0.78, 1.43, 1.80, 2.06, 2.28, 2.46]
+    assert D.dev([0.0, 0, 6]) == 8.0 and D.dev([5.0]) == 0.0
+
+
+def test_bad_input():
+    s = stream(30, 15)
+    with pytest.raises(ValueError, match="domain"): ScalarStream(np.array([1.0, 120.0]), 0.0, 100.0)
+    with pytest.raises(ValueError, match="eps=0"): D.Naive(0, 5)
+    with pytest.raises(ValueError, match="eps=-0.5"): D.CompOrder(-0.5, 5)
+    with pytest.raises(ValueError, match="w=0"): D.BucOrder(1.0, 0)
+    with pytest.raises(ValueError, match="w=31 is larger than the stream"): D.DiscontinPP(1.0, 31).run(s)
+    with pytest.raises(ValueError, match="rule='x'"): D.CompOrder(1.0, 5, rule="x")
+    with pytest.raises(ValueError, match="m=0"): D.BucOrder(1.0, 5, m=0)
+    with pytest.raises(ValueError, match="theta"): D.ContinPP(1.0, 5, theta=float("nan"))
+    with pytest.raises(ValueError, match="interval=0"): D.Naive(1.0, 5, truncation=True, interval=0)
+    with pytest.raises(TypeError, match="ScalarStream"): D.Naive(1.0, 5).run(np.zeros(10))
+    m = D.Naive(1.0, 5).start(10, 1, 0, lo=0.0, hi=100.0)
+    with pytest.raises(ValueError, match="domain"): m.step(-1.0)
+    with pytest.raises(ValueError, match="public domain"): D.Naive(1.0, 5).start(10, 1, 0)
