@@ -408,3 +408,50 @@ def test_dsat_restarts_its_threshold_after_every_top():
     d = B.DSAT(1.0, 10)
     np.testing.assert_allclose(r.info["eps_svt"][tops], d.e_inst)
     assert r.ledger._standing[0] == pytest.approx(d.e_inst)
+
+
+def test_sorted_medians_is_nanmedian_bit_for_bit():
+    r = np.random.default_rng(0)
+    for n in (1, 2, 9, 650):
+        vals, g = r.laplace(0, 100, n).tolist(), [[]]
+        got = np.array([B.sorted_medians(g, [v])[0] for v in vals])
+        want = np.array([np.nanmedian(vals[:i + 1]) for i in range(n)])
+        assert got.tobytes() == want.tobytes()
+
+
+def test_numpy_sum_is_np_sum_bit_for_bit():
+    r = np.random.default_rng(1)
+    for n in range(1, 30):
+        v = (r.laplace(0, 1, n) * 10.0 ** r.integers(-5, 16, n)).tolist()
+        assert B.numpy_sum(v) == float(np.sum(v))
+
+
+@pytest.mark.parametrize("d", [1, 2, 7])
+def test_group_sums_match_the_masked_block(d):
+    "PeGaSus's running group sums give the masked-block means and deviations bit for bit (one column: numpy's sum)."
+    r = np.random.default_rng(d)
+    for _ in range(100):
+        T = int(r.integers(1, 300)); t = T - 1
+        V = r.poisson(100, (T, d)) + r.laplace(0, 50, (T, d))
+        gs = r.integers(0, T, d)
+        S = np.array([V[gs[b]:, b][0] + 0.0 for b in range(d)])
+        for b in range(d):
+            for j in range(gs[b] + 1, T): S[b] += V[j, b]
+        lo = int(gs.min()); inside = np.arange(lo, T)[:, None] >= gs[None, :]     # PeGaSus's block starts at the oldest group
+        mean = np.where(inside, V[lo:], 0).sum(0) / inside.sum(0)
+        if d > 1: assert (S / (T - gs)).tobytes() == mean.tobytes()      # running sums: numpy's row-by-row sums
+        cols = np.sort(r.choice(d, int(r.integers(1, d + 1)), replace=False))
+        lo = int(gs[cols].min()); blk = V[lo:][:, cols]; ins = np.arange(lo, T)[:, None] >= gs[cols][None, :]
+        m = np.where(ins, blk, 0).sum(0) / ins.sum(0)
+        assert B.group_deviation(V, S, gs, cols, t).tobytes() == np.where(ins, np.abs(blk - m), 0).sum(0).tobytes()
+
+
+@pytest.mark.parametrize("name", ["BD", "BA", "FAST", "DSAT", "AdaPub", "PeGaSus"])
+def test_ledger_booked_at_finish_equals_the_diagnostics(name):
+    "Spends are collected per timestamp and booked once by finish: the books equal the sum of the budget diagnostics."
+    s = STREAMS["change_points"]
+    rel = get_mechanism(name, eps=1.0, w=7).run(s, rng=3)
+    parts = sum(rel.info[k] for k in rel.info if k.startswith("eps_") and k not in ("eps_t", "eps_cand"))
+    np.testing.assert_allclose(rel.ledger.spent_per_timestamp(0), parts, rtol=1e-12, atol=0)
+    with pytest.raises(ValueError, match="finish called after"):
+        get_mechanism(name, eps=1.0, w=7).start(s.T, s.d, 0).finish()

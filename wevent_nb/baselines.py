@@ -6,6 +6,7 @@ Docs: https://wevent-nb.github.io/wevent_nb/baselines.html.md"""
 
 # %% ../nbs/04_baselines.ipynb #d4ec631d
 from __future__ import annotations
+import bisect
 import math
 from collections import deque
 from typing import ClassVar
@@ -14,8 +15,9 @@ from .core import (Ledger, Release, Mechanism, HistogramStream, register, as_rng
                             check_int, check_fraction, check_counts, check_array)
 
 # %% auto #0
-__all__ = ['KELLARIS', 'check_w_fits', 'check_real', 'check_choice', 'CentralBaseline', 'Uniform', 'Sample', 'bd_threshold', 'BD',
-           'BA', 'FAST', 'DSAT', 'DSATClipped', 'AdaPub', 'PeGaSus', 'Constant', 'BDHalfNoise', 'BAStaleLast',
+__all__ = ['KELLARIS', 'PAIRWISE_MIN', 'check_w_fits', 'check_real', 'check_choice', 'CentralBaseline', 'Uniform', 'Sample',
+           'bd_threshold', 'mean_abs_change', 'BD', 'BA', 'FAST', 'DSAT', 'DSATClipped', 'numpy_sum', 'sorted_medians',
+           'dense_labels', 'AdaPub', 'group_deviation', 'PeGaSus', 'Constant', 'BDHalfNoise', 'BAStaleLast',
            'DSATNoThresholdNoise']
 
 # %% ../nbs/04_baselines.ipynb #59b653dd
@@ -50,6 +52,7 @@ class CentralBaseline(Mechanism):
         check_w_fits(self.w, T)
         self._rng, self._T, self._d, self._t = as_rng(rng), T, d, 0
         self._ledger = Ledger.central(T, self.eps, self.w)
+        self._spent = np.zeros(T)               # eps spent per timestamp, booked in the ledger by finish
         self._est, self._pub = np.zeros((T, d)), np.zeros(T, bool)
         self._last = np.zeros(d)
         self._diag = {k: np.zeros(T) for k in self.diagnostics}
@@ -60,9 +63,13 @@ class CentralBaseline(Mechanism):
     def _init(self): pass
 
     def _spend(self, amount, key=None):
-        "Record `amount` at the current timestamp in the ledger (and in diagnostic `key`)."
-        if amount > 0: self._ledger.spend(self._t, amount)
+        "Record `amount` at the current timestamp (booked in the ledger by `finish`; and in diagnostic `key`)."
+        if amount > 0: self._spent[self._t] += amount
         if key is not None: self._diag[key][self._t] += amount
+
+    def _spend_schedule(self, amounts, key):
+        "Book a data-independent per-timestamp schedule (length T) up front, as `_spend` at every step would."
+        self._spent += amounts; self._diag[key] += amounts
 
     def _advance(self, x):
         est, pub = self._step(x)
@@ -82,6 +89,7 @@ class CentralBaseline(Mechanism):
     def finish(self) -> Release:
         "The Release of a step-wise run (all T steps must have been made)."
         if self._t != self._T: raise ValueError(f"finish called after {self._t} of T={self._T} steps")
+        if self._spent.any(): self._ledger.spend_series(self._spent); self._spent = np.zeros(self._T)
         info = dict(self._diag)
         info["eps_t"] = self._ledger.spent_per_timestamp(0)
         info.update(self._extra_info())
@@ -151,6 +159,11 @@ def bd_threshold(eps2: float, kind: str = "kellaris") -> float:
     "Publication threshold of BD/BA: Laplace scale 1/eps2 ('kellaris') or std sqrt(2)/eps2 ('std')."
     return (1.0 if kind == "kellaris" else math.sqrt(2.0)) / eps2
 
+# %% ../nbs/04_baselines.ipynb #1b326586
+def mean_abs_change(x, last) -> float:
+    "Mean |x - last| over the bins as a Python float (BD's and DSAT's statistic); one bin: the same number on scalars."
+    return abs(float(x[0]) - float(last[0])) if x.shape[0] == 1 else float(np.mean(np.abs(x - last)))
+
 # %% ../nbs/04_baselines.ipynb #3b473348
 @register
 class BD(CentralBaseline):
@@ -177,7 +190,7 @@ class BD(CentralBaseline):
         "M1: spend eps/(2w) on the noisy mean absolute distance to the last release (sensitivity 1/d)."
         e1 = self.dis_share * self.eps / self.w
         self._spend(e1, "eps_dis")
-        dis = float(np.mean(np.abs(x - self._last))) + self._rng.laplace(0.0, 1.0 / (self._d * e1))
+        dis = mean_abs_change(x, self._last) + self._rng.laplace(0.0, 1.0 / (self._d * e1))
         self._diag["dis"][self._t] = dis
         return dis
 
@@ -331,7 +344,7 @@ class DSAT(CentralBaseline):
 
     def _test(self, x) -> bool:
         "One query of the open instance: mean |x - last| + Lap(2 Delta / (e_inst / 2)) >= base + rho."
-        return float(np.mean(np.abs(x - self._last))) + self._rng.laplace(0.0, 4 * self._sens / self.e_inst) >= self._base + self._rho
+        return mean_abs_change(x, self._last) + self._rng.laplace(0.0, 4 * self._sens / self.e_inst) >= self._base + self._rho
 
     def _feedback(self, t):
         "Move the noise-free base towards the target sampling rate C_D / w (public sample counts only), clipped to [0, T_max]."
@@ -368,6 +381,31 @@ class DSATClipped(DSAT):
         if self._rho is None: self._base += self._rng.laplace(0.0, 2 * self._sens / self.e_inst)
         self._rho = 0.0
 
+# %% ../nbs/04_baselines.ipynb #0b97e067
+PAIRWISE_MIN = 8   # numpy's pairwise_sum adds fewer than 8 terms one by one, from 0.0
+
+def numpy_sum(v: list) -> float:
+    "The sum numpy gives for the 1-D array of `v`: added in order below PAIRWISE_MIN terms, else numpy's own sum."
+    if len(v) >= PAIRWISE_MIN: return float(np.sum(v))
+    s = 0.0
+    for a in v: s += a
+    return s
+
+def sorted_medians(groups: list, values: list) -> list:
+    "Insert values[b] into the sorted list groups[b] for each b; return each group's median (np.median's formula)."
+    out = []
+    for g, v in zip(groups, values):
+        bisect.insort(g, v)
+        n = len(g); m = n // 2
+        out.append(g[m] if n % 2 else (g[m - 1] + g[m]) / 2)
+    return out
+
+# %% ../nbs/04_baselines.ipynb #0adf20cb
+def dense_labels(bucket, n_buckets: int):
+    "Number the non-empty buckets 0, 1, ... in order and label each item by its bucket's number (np.unique's inverse)."
+    present = np.bincount(bucket, minlength=n_buckets) > 0
+    return (np.cumsum(present) - 1)[bucket]
+
 # %% ../nbs/04_baselines.ipynb #8bf2be21
 @register
 class AdaPub(CentralBaseline):
@@ -375,7 +413,7 @@ class AdaPub(CentralBaseline):
     name, paper = "AdaPub", "Wang et al. 2019 (used by SPAS)"
     summary = "0.8 eps/w per step on grouped bins; 0.2 eps per window on time-grouping tests; median of the time group"
     diagnostics = ("eps_pub", "eps_test", "n_groups")
-    noise_roles = {"_step": ("release", 1.0), "_deviation": ("statistic", 1.0)}
+    noise_roles = {"_step": ("release", 1.0), "_step_1d": ("release", 1.0), "_deviation": ("statistic", 1.0)}
 
     def __init__(self, eps, w, ratio_c=0.2, g=20, Kp=0.9, Ki=0.1, Kd=0.0, n_int=5, gamma=1.0):
         super().__init__(eps, w)
@@ -391,9 +429,11 @@ class AdaPub(CentralBaseline):
                 "n_int": self.n_int, "gamma": self.gamma}
 
     def _init(self):
-        self._vals = np.zeros((self._T, self._d))      # noisy values h_t
         self._errs = np.zeros((self._T, self._d))
         self._gstart = np.zeros(self._d, np.int64)
+        self._group = [[] for _ in range(self._d)]    # each bin's time group of noisy values h, kept sorted
+        self._spend_schedule(np.full(self._T, self.eps_A), "eps_pub")
+        self._spend_schedule(np.r_[0.0, np.full(self._T - 1, self.eps_c / self.w)], "eps_test")   # tests from t = 1
 
     def _deviation(self, x):
         "Noisy per-bin change |x - last release| + Lap(2w/eps_c) (L1 sensitivity 1 over the bins): eps_c/(2w) per step."
@@ -404,26 +444,47 @@ class AdaPub(CentralBaseline):
         if self._t == 0 or self.g == 0 or self._d == 1: return np.arange(self._d)
         lo, hi = self._last.min(), self._last.max()
         piv = np.sort(self._rng.uniform(lo, hi, self.g))
-        return np.unique(np.searchsorted(piv, self._last), return_inverse=True)[1]
+        return dense_labels(np.searchsorted(piv, self._last), self.g + 1)
 
     def _step(self, x):
         t, d = self._t, self._d
+        if d == 1: return self._step_1d(x, t), True
         lab = self._groups(); k = lab.max() + 1
-        self._spend(self.eps_A, "eps_pub"); self._diag["n_groups"][t] = k
+        self._diag["n_groups"][t] = k
         sums = np.bincount(lab, x, minlength=k) + self._rng.laplace(0.0, 1.0 / self.eps_A, k)
         h = (sums / np.bincount(lab, minlength=k))[lab]
-        self._vals[t] = h
         if t > 0:
-            self._spend(self.eps_c / self.w, "eps_test")
             e = np.abs(self._last - h) / np.maximum(h, self.gamma)
             self._errs[t] = e
             pid = self.Kp * e + self.Ki * self._errs[max(1, t - self.n_int + 1):t + 1].mean(0) + self.Kd * (e - self._errs[t - 1])
             thr = np.maximum(1.0, pid ** 2 / self.eps)
-            self._gstart[self._deviation(x) > thr] = t
-        lo = int(self._gstart.min())
-        block = self._vals[lo:t + 1].copy()
-        block[np.arange(lo, t + 1)[:, None] < self._gstart[None, :]] = np.nan
-        return np.nanmedian(block, axis=0), True
+            new = np.flatnonzero(self._deviation(x) > thr)
+            self._gstart[new] = t
+            for j in new.tolist(): self._group[j] = []
+        return np.array(sorted_medians(self._group, h.tolist())), True
+
+    def _step_1d(self, x, t):
+        "The same step for one bin, on Python floats."
+        self._diag["n_groups"][t] = 1
+        h = (0.0 + float(x[0])) + float(self._rng.laplace(0.0, 1.0 / self.eps_A, 1)[0])
+        if t > 0:
+            e = abs(float(self._last[0]) - h) / max(h, self.gamma)
+            self._errs[t, 0] = e
+            win = self._errs[max(1, t - self.n_int + 1):t + 1, 0].tolist()
+            pid = self.Kp * e + self.Ki * (numpy_sum(win) / len(win)) + self.Kd * (e - float(self._errs[t - 1, 0]))
+            if self._deviation(x)[0] > max(1.0, pid * pid / self.eps):
+                self._gstart[0] = t; self._group[0] = []
+        return np.array(sorted_medians(self._group, [h]))
+
+# %% ../nbs/04_baselines.ipynb #5744cd40
+def group_deviation(X, SX, gstart, cols, t):
+    "Sum of |X - group mean| over rows gstart[b]..t of each column b in `cols` (the block's sums, bit for bit)."
+    if cols.size == 1:
+        v = X[int(gstart[cols[0]]):t + 1, cols[0]]
+        return np.array([np.abs(v - v.sum() / v.size).sum()])
+    g = gstart[cols]; lo = int(g.min())
+    inside = np.arange(lo, t + 1)[:, None] >= g[None, :]
+    return np.where(inside, np.abs(X[lo:t + 1, cols] - SX[cols] / (t + 1 - g)), 0).sum(0)
 
 # %% ../nbs/04_baselines.ipynb #36d49b85
 @register
@@ -448,6 +509,8 @@ class PeGaSus(CentralBaseline):
         self._open = np.zeros(self._d, bool)
         self._gstart = np.zeros(self._d, np.int64)
         self._thr = np.zeros(self._d)
+        self._SX, self._SC = np.zeros(self._d), np.zeros(self._d)   # sums of X and C over each bin's group
+        self._spend_schedule(np.full(self._T, self.eps_pp), "eps_pub"); self._spend_schedule(np.full(self._T, self.eps_g), "eps_group")
 
     def _perturb(self, x): return x + self._rng.laplace(0.0, 1.0 / self.eps_pp, self._d)
     def _new_thresholds(self, k): return self.theta_mult / self.eps_g + self._rng.laplace(0.0, 4.0 / self.eps_g, k)
@@ -455,26 +518,34 @@ class PeGaSus(CentralBaseline):
 
     def _step(self, x):
         t = self._t
-        self._spend(self.eps_pp, "eps_pub"); self._spend(self.eps_g, "eps_group")
+        if self._d == 1: return self._step_1d(t, float(x[0]), float(self._perturb(x)[0])), True
         self._X[t] = x
-        self._C[t] = self._perturb(x)
+        c = self._C[t] = self._perturb(x)
         new = ~self._open
         self._gstart[new] = t
-        self._thr[new] = self._new_thresholds(int(new.sum()))
+        if new.any(): self._thr[new] = self._new_thresholds(int(new.sum()))
+        self._SX = np.where(new, x, self._SX + x); self._SC = np.where(new, c, self._SC + c)
         cont = np.flatnonzero(self._open)
         if cont.size:
-            lo = int(self._gstart[cont].min())
-            block = self._X[lo:t + 1][:, cont]
-            inside = np.arange(lo, t + 1)[:, None] >= self._gstart[cont][None, :]
-            mean = np.where(inside, block, 0).sum(0) / inside.sum(0)
-            dev = self._deviations(np.where(inside, np.abs(block - mean), 0).sum(0))
-            close = np.abs(dev) >= np.abs(self._thr[cont])
-            self._gstart[cont[close]] = t
-            self._open[cont[close]] = False
+            dev = self._deviations(group_deviation(self._X, self._SX, self._gstart, cont, t))
+            close = cont[np.abs(dev) >= np.abs(self._thr[cont])]
+            self._gstart[close] = t; self._open[close] = False
+            self._SX[close], self._SC[close] = x[close], c[close]
         self._open[new] = True
-        lo = int(self._gstart.min())
-        inside = np.arange(lo, t + 1)[:, None] >= self._gstart[None, :]
-        return np.where(inside, self._C[lo:t + 1], 0).sum(0) / inside.sum(0), True
+        return self._SC / (t + 1 - self._gstart), True
+
+    def _step_1d(self, t, x: float, c: float):
+        "The same step for one bin on Python floats, the group kept as lists: open it (threshold draw) or test it."
+        if not self._open[0]:
+            self._open[0] = True
+            self._thr[0] = self._new_thresholds(1)[0]
+            self._gx, self._gc = [x], [c]
+        else:
+            self._gx.append(x); self._gc.append(c)
+            m = numpy_sum(self._gx) / len(self._gx)
+            dev = self._deviations(np.array([numpy_sum([abs(v - m) for v in self._gx])]))[0]
+            if abs(dev) >= abs(self._thr[0]): self._open[0] = False; self._gx, self._gc = [x], [c]
+        return np.array([numpy_sum(self._gc) / len(self._gc)])
 
 # %% ../nbs/04_baselines.ipynb #3d29f0f2
 @register
