@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from wevent_nb.core import HistogramStream, PrivacyBudgetExceeded, ToyOverspend, ToyUniform
-from wevent_nb.experiments import (CLAIM_COLS, claim_cells, claim_counts, claim_number, claim_sign, read_claims, t_factor, write_claims, Cell, Grid, LedgerCheckFailed, ResultStore, claims_table, default_truth,
+from wevent_nb.experiments import (CLAIM_COLS, claim_cells, claim_counts, claim_number, claim_sign, read_claims, t_factor, write_claims, Cell, CellsFailed, Grid, LedgerCheckFailed, ResultStore, claims_table, default_truth,
                                    explorer, param_columns, plot_vs, records_to_frame, resolve_metric, run_cell, run_grid)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -225,6 +225,40 @@ def test_store_nan_values_round_trip(tmp_path):
 def nan_metric(est, true): return float("nan")
 
 
+class Flaky(ToyUniform):
+    "Raises at eps=Flaky.refuse (a class attribute, so the fix reaches every thread; processes get it by value)."
+    refuse = 1.0
+    def run(self, stream, rng=None):
+        if self.eps == self.refuse: raise ArithmeticError(f"refusing eps={self.eps}")
+        return super().run(stream, rng)
+
+
+def check_failing_cells(executor, tmp_path):
+    "A cell that raises is reported with its parameters, the run goes on and stores the rest, a re-run retries only it."
+    g = _grid(mechanisms={"F": (Flaky, {})})
+    bad = [c for c in g.cells() if c.params["eps"] == Flaky.refuse]
+    with ResultStore(tmp_path / "s.sqlite") as st:
+        with pytest.warns(RuntimeWarning, match="raised ArithmeticError") as said:
+            with pytest.raises(CellsFailed, match=f"{len(bad)} cell.s. raised") as e: run_grid(g, st, executor=executor, progress=False)
+        assert len([w for w in said if "the run goes on" in str(w.message)]) == len(bad)
+        f = e.value.failures
+        assert sorted(f.seed) == sorted(c.seed for c in bad) and set(f.eps) == {Flaky.refuse}
+        assert set(f.columns) >= {"dataset", "mechanism", "eps", "w", "rep", "seed", "error"} and f.error.str.contains("refusing eps=1.0").all()
+        assert len(st) == len(g) - len(bad) and len(e.value.frame) == len(st) * 2        # two metrics per stored cell
+        try:
+            Flaky.refuse = None
+            again = run_grid(g, st, executor="serial", progress=False)
+        finally: Flaky.refuse = 1.0
+        assert again.attrs == {"computed": len(bad), "skipped": len(g) - len(bad)}
+    ref = _run(_grid(mechanisms={"F": (ToyUniform, {})}), executor="serial")
+    pd.testing.assert_frame_equal(again[COLS], ref[COLS])
+
+
+@pytest.mark.parametrize("executor", ["serial", 2])
+def test_failing_cell_reported_and_run_goes_on(executor, tmp_path):
+    check_failing_cells(executor, tmp_path)
+
+
 KILL_SCRIPT = '''
 import sys, time
 import numpy as np
@@ -243,15 +277,21 @@ def make_grid(log, delay):
     return Grid({"s": s}, {"slow": (Slow, {"w": 5})}, {"eps": [0.5, 1.0, 2.0]}, reps=4, metrics=[("MAE", mae)])
 
 if __name__ == "__main__":
-    store, log, delay = sys.argv[1], sys.argv[2], float(sys.argv[3])
-    run_grid(make_grid(log, delay), store, executor="serial", progress=False)
+    store, log, delay, where = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+    if where == "serial": run_grid(make_grid(log, delay), store, executor="serial", progress=False)
+    else:                                   # a two-worker Dask cluster inside this process: the kill takes it down too
+        from distributed import Client, LocalCluster
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, Client(cluster) as client:
+            run_grid(make_grid(log, delay), store, executor=client.get_executor(), progress=False)
 '''
 
 
-def test_sigkill_loses_nothing_and_resume_runs_only_missing(tmp_path):
+@pytest.mark.parametrize("where", ["serial", "dask"])
+def test_sigkill_loses_nothing_and_resume_runs_only_missing(tmp_path, where):
+    if where == "dask": pytest.importorskip("distributed")
     script = tmp_path / "grid_script.py"; script.write_text(KILL_SCRIPT)
     db, log1 = tmp_path / "killed.sqlite", tmp_path / "log1.txt"
-    proc = subprocess.Popen([sys.executable, str(script), str(db), str(log1), "0.25"])
+    proc = subprocess.Popen([sys.executable, str(script), str(db), str(log1), "0.25", where])
     n, t0 = 0, time.time()
     try:
         while n < 3:

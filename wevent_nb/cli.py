@@ -6,7 +6,7 @@ Docs: https://wevent-nb.github.io/wevent_nb/cli.html.md"""
 
 # %% ../nbs/30_cli.ipynb #ecd55e23
 from __future__ import annotations
-import argparse, ast, datetime, html, json, os, re, sys, time
+import argparse, ast, contextlib, datetime, html, json, os, re, sys, time
 from pathlib import Path
 
 # %% auto #0
@@ -14,7 +14,7 @@ __all__ = ['PAPER_RE', 'MATHJAX_VERSION', 'MATHJAX_WHEEL', 'MATHJAX_SKIP', 'REPO
            'CALLOUT', 'CALLOUT_ICONS', 'REPORT_TEMPLATE', 'paper_id', 'has_parameters_cell', 'find_notebooks',
            'parse_value', 'run_report', 'MathJaxUnavailable', 'cache_home', 'mathjax_dir', 'copy_mathjax',
            'split_directives', 'callouts_as_quotes', 'report_notebook', 'report_mathjax_head', 'export_html',
-           'write_index', 'reproduce', 'build_parser', 'main']
+           'write_index', 'reproduce', 'scheduler_env', 'build_parser', 'main']
 
 # %% ../nbs/30_cli.ipynb #fdf3a66b
 PAPER_RE = re.compile(r"^1(\d)_.*\.ipynb$")
@@ -313,7 +313,7 @@ body{{font-family:system-ui,sans-serif;margin:2em}} table{{border-collapse:colla
     return p
 
 def reproduce(nbs_dir="nbs", out="reports", paper=None, scale="quick", params: dict | None = None, foundation=False,
-              kernel="python3", timeout=None, log=print) -> list[dict]:
+              kernel="python3", timeout=None, scheduler: str | None = None, log=print) -> list[dict]:
     "Run every report notebook through papermill into `out` and write the index; return the status records."
     if scale not in ("quick", "paper"): raise ValueError(f"scale={scale!r} is not allowed: scale must be 'quick' or 'paper'")
     nbs = find_notebooks(nbs_dir, paper, foundation)
@@ -321,12 +321,29 @@ def reproduce(nbs_dir="nbs", out="reports", paper=None, scale="quick", params: d
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     parameters = {"scale": scale, **(params or {})}
     recs = []
-    for nb in nbs:
-        r = run_report(nb, out, parameters, cwd=Path(nbs_dir).resolve(), kernel=kernel, timeout=timeout)
-        recs.append(r); write_index(out, recs)
-        log(f"[{r['status']}] {r['notebook']} ({r['seconds']:.1f} s) -> {out / (r['html'] or r['notebook'])}"
-            + (f"\n    {r['error'].splitlines()[0] if r['error'] else ''}" if r["status"] != "ok" else ""))
+    with scheduler_env(scheduler, log):
+        for nb in nbs:
+            r = run_report(nb, out, parameters, cwd=Path(nbs_dir).resolve(), kernel=kernel, timeout=timeout)
+            recs.append(r); write_index(out, recs)
+            log(f"[{r['status']}] {r['notebook']} ({r['seconds']:.1f} s) -> {out / (r['html'] or r['notebook'])}"
+                + (f"\n    {r['error'].splitlines()[0] if r['error'] else ''}" if r["status"] != "ok" else ""))
     return recs
+
+# %% ../nbs/30_cli.ipynb #d9abd459
+@contextlib.contextmanager
+def scheduler_env(address: str | None, log=print):
+    "While open, WEVENT_NB_SCHEDULER names the Dask scheduler at `address` (checked reachable first); None changes nothing."
+    if address is None: yield; return
+    from wevent_nb.experiments import SCHEDULER_ENV, dask_client
+    with dask_client(address) as client: n, board = len(client.nthreads()), client.dashboard_link
+    log(f"Dask scheduler {address}: {n} worker(s)" + ("" if n else f" (none yet: the grids wait for `dask worker {address}`)")
+        + f"; progress on its dashboard, {board}")
+    before = os.environ.get(SCHEDULER_ENV)
+    os.environ[SCHEDULER_ENV] = address
+    try: yield
+    finally:
+        if before is None: del os.environ[SCHEDULER_ENV]
+        else: os.environ[SCHEDULER_ENV] = before
 
 # %% ../nbs/30_cli.ipynb #b3817fba
 def _cmd_list(args) -> int:
@@ -350,8 +367,8 @@ def _cmd_datasets(args) -> int:
 
 def _cmd_reproduce(args) -> int:
     params = {k: parse_value(v) for k, v in (args.param or [])}
-    try: recs = reproduce(args.notebooks_dir, args.out, args.paper, args.scale, params, args.foundation, args.kernel, args.timeout)
-    except (FileNotFoundError, ValueError) as e: print(f"wevent-nb reproduce: {e}", file=sys.stderr); return 2
+    try: recs = reproduce(args.notebooks_dir, args.out, args.paper, args.scale, params, args.foundation, args.kernel, args.timeout, args.scheduler)
+    except (FileNotFoundError, ValueError, OSError, ImportError) as e: print(f"wevent-nb reproduce: {e}", file=sys.stderr); return 2
     bad = [r for r in recs if r["status"] != "ok"]
     print(f"{len(recs) - len(bad)}/{len(recs)} report(s) ok; index: {Path(args.out) / 'index.html'}")
     return 1 if bad else 0
@@ -374,6 +391,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--foundation", action="store_true", help="also run foundation notebooks with a parameters cell")
     s.add_argument("--kernel", default="python3", help="Jupyter kernel name (default: python3)")
     s.add_argument("--timeout", type=float, default=None, help="per-cell timeout in seconds")
+    s.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="Dask scheduler (e.g. tcp://127.0.0.1:8786): the notebooks' grids run on its workers (needs the dask extra)")
     s.set_defaults(fn=_cmd_reproduce)
     return p
 

@@ -6,7 +6,7 @@ Docs: https://wevent-nb.github.io/wevent_nb/experiments.html.md"""
 
 # %% ../nbs/20_experiments.ipynb #f6d186f7
 from __future__ import annotations
-import html, inspect, io, itertools, json, math, numbers, os, pickle, sqlite3, tempfile, time
+import html, inspect, io, itertools, json, math, numbers, os, pickle, sqlite3, sys, tempfile, time, warnings
 import cloudpickle
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -20,11 +20,12 @@ from .core import (PrivacyBudgetExceeded, HistogramStream, CategoricalAggregate,
                             get_mechanism, seed_from_key)
 
 # %% auto #0
-__all__ = ['STD_COLS', 'CLAIM_COLS', 'VERDICTS', 'Z_CLAIM', 'MOST', 'QUANTIFIERS', 'VERDICT_MARKS', 'Cell', 'default_truth',
-           'make_mechanism', 'resolve_metric', 'Grid', 'run_cell', 'ResultStore', 'records_to_frame', 'param_columns',
-           'process_pool', 'LedgerCheckFailed', 'run_grid', 'plot_vs', 'claims_table', 't_factor', 'claim_number',
-           'claim_sign', 'claim_cells', 'claim_counts', 'ClaimsView', 'show_claims', 'write_claims', 'read_claims',
-           'Explorer', 'explorer']
+__all__ = ['STD_COLS', 'SCHEDULER_ENV', 'CONNECT_TIMEOUT', 'CLAIM_COLS', 'VERDICTS', 'Z_CLAIM', 'MOST', 'QUANTIFIERS',
+           'VERDICT_MARKS', 'Cell', 'default_truth', 'make_mechanism', 'resolve_metric', 'Grid', 'run_cell',
+           'ResultStore', 'records_to_frame', 'param_columns', 'process_pool', 'LedgerCheckFailed', 'dask_client',
+           'CellsFailed', 'run_grid', 'plot_vs', 'claims_table', 't_factor', 'claim_number', 'claim_sign',
+           'claim_cells', 'claim_counts', 'ClaimsView', 'show_claims', 'write_claims', 'read_claims', 'Explorer',
+           'explorer']
 
 # %% ../nbs/20_experiments.ipynb #b6970211
 STD_COLS = ("dataset", "mechanism", "rep", "seed", "metric", "value", "seconds", "ledger_ok", "ledger_error")
@@ -267,35 +268,90 @@ def _dump_job(job) -> str:
                          f"for mechanisms, metrics and truth, or executor='serial'") from None
     return path
 
-# %% ../nbs/20_experiments.ipynb #24c5fb52
+# %% ../nbs/20_experiments.ipynb #6d9c2c62
+SCHEDULER_ENV = "WEVENT_NB_SCHEDULER"   # a Dask scheduler address: run_grid's own pools go to that cluster instead
+CONNECT_TIMEOUT = 10                    # seconds to reach a scheduler: a wrong address fails fast, a busy one still answers
+
+def dask_client(address: str):
+    "A `dask.distributed.Client` connected to the scheduler at `address` (needs the `dask` extra)."
+    try: from distributed import Client
+    except ImportError: raise ImportError(f"the Dask scheduler {address!r} needs dask.distributed: pip install -e '.[dask]'") from None
+    return Client(address, timeout=CONNECT_TIMEOUT)
+
+def _client_of(executor):
+    "The Dask client behind `client.get_executor()`, else None (distributed is not imported unless in use)."
+    cfe = sys.modules.get("distributed.cfexecutor")
+    return executor._client if cfe is not None and isinstance(executor, cfe.ClientExecutor) else None
+
+def _dask_task(job: _Job, cell: tuple) -> dict:
+    "Dask worker entry point: the scheduler gives each worker the scattered job once, then one cell per task."
+    return job.run(Cell(*cell))
+
+def _submit(job: _Job, cells: list[Cell], executor) -> tuple[dict, str | None]:
+    "Submit every cell: `({future: cell}, the temporary job file or None)`. Threads share the job, Dask scatters it, processes read it from a file."
+    if isinstance(executor, ThreadPoolExecutor): return {executor.submit(job.run, c): c for c in cells}, None
+    from wevent_nb.experiments import _dask_task, _task   # the package's copies: importable in any worker
+    client = _client_of(executor)
+    if client is not None:
+        shared = client.scatter(job, broadcast=True)
+        return {executor.submit(_dask_task, shared, tuple(c)): c for c in cells}, None
+    path = _dump_job(job)
+    return {executor.submit(_task, path, tuple(c)): c for c in cells}, path
+
+# %% ../nbs/20_experiments.ipynb #1dbb6129
+def _own_executor(executor, n_cells: int):
+    "The executor run_grid starts for `None` or a number: the WEVENT_NB_SCHEDULER cluster if set, else a process pool; and its Dask client."
+    address = os.environ.get(SCHEDULER_ENV)
+    if address:
+        client = dask_client(address)
+        return client.get_executor(), client
+    return process_pool(min(executor if isinstance(executor, int) else (os.cpu_count() or 1), n_cells)), None
+
 def _execute(job: _Job, cells: list[Cell], executor, progress: bool):
-    "Yield cell records as they finish."
+    "Yield `(cell, record)` as cells finish, or `(cell, exception)` for a cell that raised."
     from tqdm.auto import tqdm
     bar = tqdm(total=len(cells), desc="cells", disable=not progress, leave=False)
     try:
         if executor == "serial" or (executor is None and len(cells) <= 1):
             for c in cells:
-                rec = job.run(c); bar.update(); yield rec
+                try: out = job.run(c)
+                except Exception as e: out = e
+                bar.update(); yield c, out
             return
-        own, path = executor is None or isinstance(executor, int), None
-        if own: executor = process_pool(min(executor if isinstance(executor, int) else (os.cpu_count() or 1), len(cells)))
+        own, path, client = executor is None or isinstance(executor, int), None, None
+        if own: executor, client = _own_executor(executor, len(cells))
         try:
-            if isinstance(executor, ThreadPoolExecutor): futs = [executor.submit(job.run, c) for c in cells]
-            else:
-                path = _dump_job(job)
-                from wevent_nb.experiments import _task as task  # the package's copy: importable in any worker
-                futs = [executor.submit(task, path, tuple(c)) for c in cells]
+            futs, path = _submit(job, cells, executor)
             try:
                 for f in as_completed(futs):
-                    rec = f.result(); bar.update(); yield rec
+                    try: out = f.result()
+                    except Exception as e: out = e
+                    bar.update(); yield futs[f], out
             except BaseException:
                 for f in futs: f.cancel()
                 raise
         finally:
-            if own: executor.shutdown(wait=True, cancel_futures=True)
+            if client is not None: client.close()       # releases the cluster's futures and the scattered job
+            elif own: executor.shutdown(wait=True, cancel_futures=True)
             if path is not None and os.path.exists(path): os.unlink(path)
     finally: bar.close()
 
+# %% ../nbs/20_experiments.ipynb #c63684df
+class CellsFailed(RuntimeError):
+    "Some cells of a grid raised; `.frame` holds the cells that ran, `.failures` one row per failed cell (parameters and error)."
+    def __init__(self, frame: pd.DataFrame, failures: pd.DataFrame):
+        self.frame, self.failures = frame, failures
+        super().__init__(f"{len(failures)} cell(s) raised and were not stored (the other cells ran; a re-run retries these), e.g. "
+                         f"{failures['cell'].iloc[0]}: {failures['error'].iloc[0]}")
+
+def _failure(cell: Cell, e: Exception) -> dict:
+    "A failed cell as a row of `CellsFailed.failures`, announced with a warning as it happens."
+    where = f"{cell.dataset}/{cell.mechanism} {json.dumps(cell.all_params)} rep {cell.rep} (seed {cell.seed})"
+    err = f"{type(e).__name__}: {e}"
+    warnings.warn(f"cell {where} raised {err}; the run goes on", RuntimeWarning, stacklevel=3)
+    return dict(cell=where, dataset=cell.dataset, mechanism=cell.mechanism, **cell.params, rep=cell.rep, seed=cell.seed, error=err)
+
+# %% ../nbs/20_experiments.ipynb #7d72fc6f
 def run_grid(grid: Grid, store: ResultStore | str | Path | None = None, executor=None, progress: bool = True,
              on_ledger_fail: str = "raise") -> pd.DataFrame:
     "Run every cell of `grid` not yet in `store`; return the tidy results frame (one row per cell and metric)."
@@ -310,23 +366,25 @@ def run_grid(grid: Grid, store: ResultStore | str | Path | None = None, executor
         cells = grid.cells()
         done = store.done_keys() if store is not None else set()
         pending = [c for c in cells if c.key not in done]
-        recs = {}
+        recs, failed = {}, []
         if pending:
             for m in grid.metrics: resolve_metric(m)  # unknown metric names fail here, before any work
             need = list(dict.fromkeys(c.dataset for c in pending))
             streams = {k: (grid.streams[k]() if callable(grid.streams[k]) else grid.streams[k]) for k in need}
             truths = {k: np.asarray((grid.truth or default_truth)(s)) for k, s in streams.items()}
             job = _Job(streams, truths, grid.mechanisms, list(grid.metrics))
-            for rec in _execute(job, pending, executor, progress):
-                if store is not None: store.write(rec)
-                recs[rec["key"]] = rec
+            for cell, out in _execute(job, pending, executor, progress):
+                if isinstance(out, Exception): failed.append(_failure(cell, out)); continue
+                if store is not None: store.write(out)
+                recs[out["key"]] = out
         if store is not None: recs.update(store.records([c.key for c in cells if c.key not in recs]))
         # JSON round trip: fresh and stored records give identical frames
-        ordered = [{**recs[c.key], "params": json.loads(json.dumps(recs[c.key]["params"]))} for c in cells]
+        ordered = [{**recs[c.key], "params": json.loads(json.dumps(recs[c.key]["params"]))} for c in cells if c.key in recs]
         df = records_to_frame(ordered, list(grid.params))
-        df.attrs.update(computed=len(pending), skipped=len(cells) - len(pending))
+        df.attrs.update(computed=len(pending) - len(failed), skipped=len(cells) - len(pending))
     finally:
         if opened: store.close()
+    if failed: raise CellsFailed(df, pd.DataFrame(failed))
     bad = df[~df["ledger_ok"]].drop_duplicates(["dataset", "mechanism", *grid.params, "rep"])
     if len(bad) and on_ledger_fail == "raise": raise LedgerCheckFailed(df, bad)
     return df
