@@ -10,14 +10,15 @@ import argparse, ast, contextlib, datetime, html, json, os, re, sys, time
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['PAPER_RE', 'MATHJAX_VERSION', 'MATHJAX_WHEEL', 'MATHJAX_SKIP', 'REPORT_MATHJAX_SKIP', 'REMOTE', 'WIDGET_VIEW',
-           'CALLOUT', 'CALLOUT_ICONS', 'REPORT_TEMPLATE', 'paper_id', 'has_parameters_cell', 'find_notebooks',
-           'parse_value', 'run_report', 'MathJaxUnavailable', 'cache_home', 'mathjax_dir', 'copy_mathjax',
-           'split_directives', 'callouts_as_quotes', 'report_notebook', 'report_mathjax_head', 'export_html',
-           'write_index', 'reproduce', 'scheduler_env', 'build_parser', 'main']
+__all__ = ['PAPER_RE', 'CROSS_PAPER_RE', 'MATHJAX_VERSION', 'MATHJAX_WHEEL', 'MATHJAX_SKIP', 'REPORT_MATHJAX_SKIP', 'REMOTE',
+           'WIDGET_VIEW', 'CALLOUT', 'CALLOUT_ICONS', 'REPORT_TEMPLATE', 'paper_id', 'has_parameters_cell',
+           'find_notebooks', 'parse_value', 'run_report', 'MathJaxUnavailable', 'cache_home', 'mathjax_dir',
+           'copy_mathjax', 'split_directives', 'callouts_as_quotes', 'report_notebook', 'report_mathjax_head',
+           'export_html', 'write_index', 'reproduce', 'scheduler_env', 'build_parser', 'main']
 
 # %% ../nbs/30_cli.ipynb #fdf3a66b
 PAPER_RE = re.compile(r"^1(\d)_.*\.ipynb$")
+CROSS_PAPER_RE = re.compile(r"^2[1-9]_.*\.ipynb$")   # 21_benchmark and later: reports over all papers (20_experiments is the foundation's)
 
 def paper_id(path) -> str | None:
     "The paper id (000..009) of a paper notebook `1N_*.ipynb`, else None."
@@ -33,12 +34,13 @@ def _match(path, paper):
     return paper is None or paper.lower() in Path(path).stem.lower() or paper == paper_id(path)
 
 def find_notebooks(nbs_dir="nbs", paper: str | None = None, foundation: bool = False) -> list[Path]:
-    "Report notebooks: the paper notebooks (all foundation notebooks with a parameters cell if none exist or `foundation`)."
+    "Report notebooks: the paper notebooks and the cross-paper ones with a parameters cell (all foundation notebooks with one if no paper notebook exists, or with `foundation`)."
     nbs_dir = Path(nbs_dir)
     if not nbs_dir.is_dir(): raise FileNotFoundError(f"notebooks dir {str(nbs_dir)!r} does not exist (run from the project root or pass --notebooks-dir)")
     allnb = sorted(p for p in nbs_dir.glob("[0-9][0-9]_*.ipynb"))
-    papers = [p for p in allnb if paper_id(p) is not None]
-    found = [p for p in allnb if paper_id(p) is None and has_parameters_cell(p)]
+    cross = [p for p in allnb if CROSS_PAPER_RE.match(p.name) and has_parameters_cell(p)]
+    papers = [p for p in allnb if paper_id(p) is not None] + cross
+    found = [p for p in allnb if paper_id(p) is None and p not in cross and has_parameters_cell(p)]
     chosen = papers + found if foundation or not papers else papers
     return [p for p in chosen if _match(p, paper)]
 
@@ -373,6 +375,33 @@ def _cmd_reproduce(args) -> int:
     print(f"{len(recs) - len(bad)}/{len(recs)} report(s) ok; index: {Path(args.out) / 'index.html'}")
     return 1 if bad else 0
 
+def _cmd_bench(args) -> int:
+    from wevent_nb import benchmark as B
+    from wevent_nb.experiments import dask_client
+    try: grids, missing = B.benchmark_grids(args.scale, args.family or B.FAMILIES, args.reps, args.data_home)
+    except ValueError as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 2
+    if missing: print(f"data sets not found, skipped: {', '.join(missing)}")
+    if not grids: print("wevent-nb bench: no data set found (set WEVENT_NB_DATA or --data-home)", file=sys.stderr); return 2
+    try: client = dask_client(args.scheduler) if args.scheduler else None
+    except (OSError, ImportError) as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 2
+    ex = client.get_executor() if client else ("serial" if args.workers == 1 else args.workers)
+    store = Path(args.store or Path("reports") / f"benchmark_{args.scale}.sqlite"); store.parent.mkdir(parents=True, exist_ok=True)
+    where = f"Dask scheduler {args.scheduler} ({len(client.nthreads())} workers)" if client else f"{args.workers} local process(es)"
+    print(f"{B.n_cells(grids):,} cells ({args.scale}) on {where}; store {store}")
+    try:
+        t0 = time.perf_counter(); df, failed = B.run_benchmark(grids, store, ex, progress=not args.quiet); wall = time.perf_counter() - t0
+    finally:
+        if client: client.close()
+    n = df.attrs["computed"]
+    print(f"{n:,} cells computed in {wall:.1f} s ({n / wall if wall else 0:.1f} cells/s); {df.attrs['cells'] - n:,} read from the store")
+    ranks = B.rankings(df)
+    best = ranks[ranks["place"] <= 3].groupby(["family", "dataset"], sort=False)["mechanism"].agg(" > ".join).reset_index(name="best three")
+    print(best.to_string(index=False)); print(B.beaten_by_nothing(df).to_string(index=False))
+    if args.csv: df.to_csv(args.csv, index=False); print(f"tidy results: {args.csv}")
+    if len(failed): print(f"{len(failed)} cell(s) raised (a re-run retries them):\n{failed.to_string(index=False)}", file=sys.stderr); return 1
+    if not df["ledger_ok"].all(): print("some ledger checks failed", file=sys.stderr); return 1
+    return 0
+
 def build_parser() -> argparse.ArgumentParser:
     "The `wevent-nb` argument parser."
     p = argparse.ArgumentParser(prog="wevent-nb", description="w-event private stream release: registry, data sets, reports")
@@ -382,6 +411,17 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("datasets", help="list the data sets and where they are"); s.add_argument("--data-home", default=None, help="data folder")
     s.add_argument("--long", action="store_true", help="every column (source URL, licence, ...)")
     s.set_defaults(fn=_cmd_datasets)
+    s = sub.add_parser("bench", help="run the cross-paper benchmark grids into a result store and print rankings")
+    s.add_argument("--scale", default="quick", choices=["quick", "paper"])
+    s.add_argument("--family", action="append", help="central, local-categorical, local-numeric or event (repeatable; default: all)")
+    s.add_argument("--reps", type=int, default=None, help="seeds per cell (default: quick 2, paper 5)")
+    s.add_argument("--store", default=None, help="result store to resume and add to (default: reports/benchmark_<scale>.sqlite)")
+    s.add_argument("--workers", type=int, default=2, help="local processes (default: 2); ignored with --scheduler")
+    s.add_argument("--scheduler", default=None, metavar="ADDRESS", help="run the cells on this Dask scheduler (e.g. tcp://host:8786)")
+    s.add_argument("--data-home", default=None, help="data folder (default: WEVENT_NB_DATA)")
+    s.add_argument("--csv", default=None, help="also write the tidy results here")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.set_defaults(fn=_cmd_bench)
     s = sub.add_parser("reproduce", help="run the paper notebooks with papermill into HTML reports")
     s.add_argument("--paper", help="file-name substring or paper id (000..004)")
     s.add_argument("--scale", default="quick", choices=["quick", "paper"])
