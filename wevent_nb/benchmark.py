@@ -11,7 +11,7 @@ __all__ = ['FAMILIES', 'ZERO', 'PRIMARY', 'METRICS', 'SPAS_PRIVATE', 'SCALES', '
            'rankings', 'beaten_by_nothing', 'throughput', 'local_cluster', 'close_cluster', 'cell_seconds',
            'project_wall', 'plot_family', 'rank_heatmap']
 
-# %% ../nbs/21_benchmark.ipynb #885e14db
+# %% ../nbs/21_benchmark.ipynb #0d62f136
 import math, os, time, warnings
 import numpy as np
 import pandas as pd
@@ -20,7 +20,7 @@ from .core import Mechanism, Release, Ledger, HistogramStream, NumericPopulation
 from .baselines import check_choice
 from .experiments import Grid, run_grid, ResultStore, CellsFailed, LedgerCheckFailed, t_factor
 
-# %% ../nbs/21_benchmark.ipynb #f70125b7
+# %% ../nbs/21_benchmark.ipynb #a86c6d71
 class ZeroBudget(Mechanism):
     "The release that reads no data: a public constant at every timestamp. It spends nothing, so its (empty) ledger passes."
     paper = "sanity baseline (this project)"
@@ -42,7 +42,7 @@ class MidpointMean(ZeroBudget):
     def _truth(self, s): return s.means
     def _constant(self, s): return 0.5 * (s.lo + s.hi)
 
-# %% ../nbs/21_benchmark.ipynb #138286fe
+# %% ../nbs/21_benchmark.ipynb #d85967a9
 class SharedBudget(Mechanism):
     "PBD or PBA (paper 003) on a central histogram stream, every user at the shared (eps, w): one user type, so OBS picks that eps and nobody is sampled out."
     paper, stream_kind, method = "PBD/PBA (paper 003), users sharing (eps, w)", "histogram", None
@@ -66,7 +66,7 @@ class SharedPBA(SharedBudget):
     "PBA with every user at (eps, w)."
     name, method = "PBA (shared eps, w)", PBA
 
-# %% ../nbs/21_benchmark.ipynb #d308e8c3
+# %% ../nbs/21_benchmark.ipynb #4624e626
 FAMILIES = ("central", "local-categorical", "local-numeric", "event")
 ZERO = {"central": "Constant", "local-categorical": UniformFrequencies.name, "local-numeric": MidpointMean.name, "event": "Constant-mid"}
 PRIMARY = {"central": "MRE_SPAS", "local-categorical": "MSE", "local-numeric": "MSE", "event": "MAE"}   # each family's error, lower is better
@@ -89,7 +89,7 @@ def family_methods(family: str) -> dict:
                               "Discontin_pp", "CompOrder", "BucOrder")}
     return {**m, "Constant-mid": ("Constant-mid", {})}
 
-# %% ../nbs/21_benchmark.ipynb #0bf48df7
+# %% ../nbs/21_benchmark.ipynb #c8ec9055
 SCALES = {  # per family: the eps sweep (at w0), the w sweep (at eps0), or their product (event: Figs. 2-3 of paper 004); stream sizes
     "quick": dict(reps=2,
         central=dict(eps=[0.1, 0.5, 1.0], w=[40, 120, 240], w0=120, eps0=0.5, length=600),
@@ -104,7 +104,7 @@ SCALES = {  # per family: the eps sweep (at w0), the w sweep (at eps0), or their
 }
 BUCKET_WIDTH = {"delay-outpatient": 10_000.0}   # BucOrder's m: 100 elsewhere, 10,000 on Outpatient (paper 004, Fig. 2 caption)
 
-# %% ../nbs/21_benchmark.ipynb #ab8f48b4
+# %% ../nbs/21_benchmark.ipynb #46b2f16c
 def _cut(counts, length): return counts if length is None else counts[:length]
 
 def family_streams(family: str, scale: str = "quick", home=None, missing: list | None = None) -> dict:
@@ -139,7 +139,7 @@ def family_streams(family: str, scale: str = "quick", home=None, missing: list |
             if (s := load(key)) is not None: out[key] = ScalarStream(_cut(s.values, cfg["length"]), s.lo, s.hi, key)
     return out
 
-# %% ../nbs/21_benchmark.ipynb #65a5d259
+# %% ../nbs/21_benchmark.ipynb #fd401224
 def family_grids(family: str, streams: dict, scale: str = "quick", reps: int | None = None) -> list[Grid]:
     "The family's grids on `streams`: an eps sweep and a w sweep sharing their crossing cell (event: eps x w, one grid per data set for BucOrder's m)."
     cfg, reps = SCALES[scale][family], int(reps or SCALES[scale]["reps"])
@@ -162,7 +162,7 @@ def n_cells(grids) -> int:
     "Distinct cells of the grids (the sweeps' crossing cell counted once)."
     return len({c.key for _, g in grids for c in g.cells()})
 
-# %% ../nbs/21_benchmark.ipynb #5debc63a
+# %% ../nbs/21_benchmark.ipynb #cf2c71dc
 def run_benchmark(grids, store=None, executor=None, progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
     "Run every grid into `store` (a second run computes only the missing cells): the tidy frame with a `family` column, and the failed cells."
     opened = isinstance(store, (str, os.PathLike))
@@ -179,7 +179,7 @@ def run_benchmark(grids, store=None, executor=None, progress: bool = True) -> tu
     df.attrs.update(computed=sum(f.attrs.get("computed", 0) for f in frames), cells=n_cells(grids))
     return df, (pd.concat(failed, ignore_index=True) if failed else pd.DataFrame(columns=["family", "cell", "error"]))
 
-# %% ../nbs/21_benchmark.ipynb #a298bedf
+# %% ../nbs/21_benchmark.ipynb #f1f027c3
 Z95 = 1.959964   # two-sided 95%: the normal quantile, turned into Student's t for the seeds at hand by experiments.t_factor
 FLOOR = 1e-300   # errors are logged; an exact 0 (a zero-budget release that happens to be right) stays finite
 
@@ -219,7 +219,7 @@ def beaten_by_nothing(df: pd.DataFrame, metrics: dict | None = None) -> pd.DataF
     out["share_worse"] = out["worse"] / out["points"]
     return out.sort_values(["family", "share_worse"], ascending=[True, False]).reset_index(drop=True)
 
-# %% ../nbs/21_benchmark.ipynb #1c4987b2
+# %% ../nbs/21_benchmark.ipynb #304c2d5d
 def throughput(grid: Grid, executors: dict, warmup: Grid | None = None) -> pd.DataFrame:
     "Cells per second of `grid` (no store) on each executor {label: executor, 'serial' or a number of processes}; a started executor is warmed on `warmup` first."
     rows = []
@@ -261,28 +261,31 @@ def project_wall(grids, secs: pd.DataFrame, workers=(1, 2, 4, 8), efficiency: fl
     serial = float(sum(s.get(dm, np.nan) for dm in cells.values()))
     return pd.DataFrame([dict(workers=k, cells=len(cells), projected_s=serial / (k * (efficiency if k > 1 else 1.0))) for k in workers])
 
-# %% ../nbs/21_benchmark.ipynb #373c37b4
-def plot_family(df: pd.DataFrame, family: str, x: str = "eps", ncols: int = 4, width: float = 7.8):
+# %% ../nbs/21_benchmark.ipynb #9c6e84fe
+def plot_family(df: pd.DataFrame, family: str, x: str = "eps", ncols: int = 4, width: float = 7.8, legend_cols: int = 5):
     "The family's primary error against eps (at its w0) or w (at its eps0), one panel per data set, the zero-budget release dashed."
     import matplotlib.pyplot as plt
     pm = point_means(df[df["family"] == family])
     other = "w" if x == "eps" else "eps"
     fixed = pm.groupby(other)[x].nunique().idxmax()               # the sweep along x: the value of the other parameter it holds most often
     pm = pm[pm[other] == fixed]
-    sets = list(dict.fromkeys(pm["dataset"]))
-    nrows = -(-len(sets) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(width, 1.9 * nrows + 0.9), squeeze=False)
+    sets, mechs = list(dict.fromkeys(pm["dataset"])), list(dict.fromkeys(pm["mechanism"]))
+    nrows, lrows = -(-len(sets) // ncols), -(-len(mechs) // legend_cols)
+    head = 0.35 + 0.18 * lrows                                      # inches above the panels: the title, then the legend's rows
+    fig, axes = plt.subplots(nrows, ncols, figsize=(width, 1.9 * nrows + 0.5 + head), squeeze=False)
     for a in axes.ravel()[len(sets):]: a.set_visible(False)
     for a, ds in zip(axes.ravel(), sets):
-        for i, (mech, s) in enumerate(pm[pm["dataset"] == ds].groupby("mechanism", sort=False)):
+        for i, mech in enumerate(mechs):
+            s = pm[(pm["dataset"] == ds) & (pm["mechanism"] == mech)]
             zero = mech == ZERO[family]
-            a.errorbar(s[x], s["mean"], yerr=s["se"], lw=1.6 if zero else 1, ls="--" if zero else "-", color="k" if zero else f"C{i % 10}",
+            a.errorbar(s[x], s["mean"], yerr=s["se"], lw=1.6 if zero else 1, ls="--" if zero else "-", color="k" if zero else plt.cm.tab20(i % 20),
                        marker=None if zero else "o", ms=2.5, label=mech)
         a.set_yscale("log"); a.set_title(ds, fontsize=8); a.tick_params(labelsize=7); a.grid(alpha=0.3)
-    h, l = axes[0, 0].get_legend_handles_labels()
-    fig.legend(h, l, loc="upper center", ncol=min(5, len(l)), fontsize=7, frameon=False)
-    fig.supxlabel(f"{x} ({other} = {fixed:g})", fontsize=9); fig.supylabel(PRIMARY[family], fontsize=9)
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.5 * (-(-len(l) // 5)) / fig.get_figheight()))
+    h = fig.get_figheight()
+    fig.suptitle(f"{family}: {PRIMARY[family]} against {x} ({other} = {fixed:g}; bars: standard errors over seeds)", y=1 - 0.05 / h, va="top", fontsize=9)
+    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="upper center", bbox_to_anchor=(0.5, 1 - 0.3 / h), ncol=legend_cols, fontsize=7, frameon=False)
+    fig.supxlabel(x, fontsize=9); fig.supylabel(PRIMARY[family], fontsize=9)
+    fig.tight_layout(rect=(0, 0, 1, 1 - head / h))
     return fig
 
 def rank_heatmap(ranks: pd.DataFrame, family: str, width: float = 7.8):
