@@ -86,6 +86,7 @@ def obs(budgets, counts=None) -> tuple[float, float]:
 
 def _obs(e, n) -> tuple[float, float]:
     "OBS on validated budgets e (G,) held by n (G,) users."
+    if e.size == 1: return float(e[0]), float(obs_errors(e, n)[0])   # one budget (users sharing one eps): nothing to group
     key, inv = np.unique(budget_key(e), return_inverse=True)
     lv = np.full(key.size, np.inf); np.minimum.at(lv, inv, e)   # each group's smallest budget
     err = obs_errors(lv, np.bincount(inv, weights=n, minlength=key.size))
