@@ -226,3 +226,93 @@ def test_bad_input():
     m = D.Naive(1.0, 5).start(10, 1, 0, lo=0.0, hi=100.0)
     with pytest.raises(ValueError, match="domain"): m.step(-1.0)
     with pytest.raises(ValueError, match="public domain"): D.Naive(1.0, 5).start(10, 1, 0)
+
+
+def _alg3_pair_by_pair(y, T, w, eps_g, sens, rng, rho, rule):
+    "Algorithm 3 over a whole stream, one pair and one Laplace draw at a time, in the order (t, k)."
+    greater, q = np.zeros((T, w), bool), (8 * w / eps_g if rule == "paper" else 4 * (2 * w - 1) / eps_g)
+    for t in range(T):
+        for i in range(t - 1, max(t - (w if rule == "paper" else w - 1), 0) - 1, -1):
+            greater[i, t - i - 1] = y[i] - y[t] + rng.laplace(0.0, q * sens[t]) > rho[t]
+    return greater
+
+
+def _alg4_value_by_value(xhat, greater, w, rule):
+    "Algorithm 4 one value at a time, collecting the predecessors judged greater / smaller in the order the rule reads them."
+    out = np.zeros(len(xhat))
+    for t, x in enumerate(xhat):
+        js = range(t - 1, max(t - w, 0) - 1, -1) if rule == "paper" else range(max(0, t - w + 1), t - 1)
+        up = [out[j] for j in js if greater[j, t - j - 1]]
+        down = [out[j] for j in js if not greater[j, t - j - 1]]
+        if rule == "paper":
+            out[t] = x if (not up or not down or max(down) <= x <= min(up)) else 0.5 * (max(down) + min(up))
+        else:
+            a, b = max([0.0] + up), min([1e9] + down)
+            out[t] = 0.5 * (a + b) if (a > b and not b <= x <= a) else x
+    return out
+
+
+def test_comporder_grid_and_loop_equal_the_plain_algorithms():
+    g = np.random.default_rng(16)
+    for c in range(60):
+        rule, T, w = ("paper", "artifact")[c % 2], int(g.integers(1, 120)), int(g.integers(2, 10))
+        blk = int(g.integers(1, 2 * w + 2))
+        y, sens, rho = g.random(T) * 50, g.uniform(5, 50, T), g.normal(0, 3, T)
+        greater, ra, rb = np.zeros((T, w), bool), np.random.default_rng(c), np.random.default_rng(c)
+        xhat = np.round(g.normal(0, 10, T), int(g.integers(0, 2)))          # ties and signed zeros
+        xt = np.zeros(T)
+        for lo in range(0, T, blk):
+            hi = min(lo + blk, T)
+            D.comporder_bits(y, greater, 0.7, w, sens[lo:hi], ra, rho[lo:hi], lo, hi, rule)
+            D.comporder_postprocess(xhat, greater, xt, w, lo, hi, rule)
+        np.testing.assert_array_equal(greater, _alg3_pair_by_pair(y, T, w, 0.7, sens, rb, rho, rule))
+        assert ra.random() == rb.random()                                    # the same number of draws
+        assert xt.tobytes() == _alg4_value_by_value(xhat, greater, w, rule).tobytes()
+    # a long stream on which most windows become steady (the skip's case)
+    T, w = 3000, 10
+    xhat, greater = g.laplace(500, 1000, T), g.random((T, w)) < 0.5
+    ref = _alg4_value_by_value(xhat, greater, w, "paper")
+    assert np.mean(ref[w:] == ref[w - 1:-1]) > 0.2
+    assert D.comporder_postprocess(xhat, greater, np.zeros(T), w, 0, T).tobytes() == ref.tobytes()
+
+
+def _dev_with(members, v):
+    "dev(G + [v]) added up as the members came, around the mean (sum(G) + v) / (|G| + 1)."
+    total = 0.0
+    for u in members: total += u
+    m, d = (total + v) / (len(members) + 1), 0.0
+    for u in members: d += abs(u - m)
+    return d + abs(v - m)
+
+
+def _alg2_value_by_value(Y, mask, eps_g, theta, sens, w, rng):
+    "Algorithm 2 over every batch, value by value and group by group; the noise drawn as the vectorised form draws it."
+    s = 2 * w - 1
+    groups, thr, lab = [[] for _ in Y], [[] for _ in Y], np.full(Y.shape, -1)
+    for k in range(Y.shape[1]):
+        act = np.flatnonzero(mask[:, k])
+        n_open = sum(len(groups[b]) for b in act)
+        z = list(rng.laplace(0.0, 4 * s * sens / eps_g, n_open)) if n_open else []
+        fresh = []
+        for b in act:
+            zb, z = z[:len(groups[b])], z[len(groups[b]):]
+            j = next((j for j, G in enumerate(groups[b]) if _dev_with(G, Y[b, k]) + zb[j] < thr[b][j]), None)
+            if j is None: j = len(groups[b]); groups[b].append([]); fresh.append(b)
+            groups[b][j].append(Y[b, k]); lab[b, k] = j
+        for b, e in zip(fresh, rng.laplace(0.0, 2 * s * sens / eps_g, len(fresh)) if fresh else []): thr[b].append(theta + e)
+    return lab
+
+
+def test_discontinuous_grouping_equals_the_plain_algorithm():
+    g = np.random.default_rng(17)
+    for c in range(40):
+        nb, w, hi = int(g.integers(1, 10)), int(g.choice([3, 8, 15])), float(g.choice([10, 100, 1000]))
+        Y = g.random((nb, w)) * hi
+        if c % 2: Y = np.floor(Y)
+        mask = np.ones(Y.shape, bool); mask[-1, int(g.integers(1, w + 1)):] = False
+        args = (np.where(mask, Y, 0.0), mask, float(g.choice([1.0, 30.0, 1000.0])), hi * float(g.choice([0.05, 0.5, 3.0])), hi, w)
+        np.testing.assert_array_equal(D.discontinuous_grouping(*args, np.random.default_rng(c)), _alg2_value_by_value(*args, np.random.default_rng(c)))
+    # the per-group sums against the membership form they replace
+    Y, lab, m = g.random((6, 9)) * 100, g.integers(-1, 4, (6, 9)), g.random((6, 4)) * 100
+    dense = (np.abs(Y[:, None, :] - m[:, :, None]) * (lab[:, None, :] == np.arange(4)[None, :, None])).sum(-1)
+    np.testing.assert_allclose(D.group_deviations(Y, lab, m), dense, rtol=1e-12)

@@ -15,11 +15,11 @@ from .baselines import PeGaSus, check_choice
 
 # %% auto #0
 __all__ = ['DELAY_PAPER', 'DELAY_NOISE_ROLES', 'dev', 'improvement_threshold', 'truncation_quality', 'tau_candidates',
-           'select_tau', 'continuous_grouping', 'discontinuous_grouping', 'release_groups', 'comporder_pairs',
-           'comporder_bits', 'comporder_postprocess', 'grr_buckets', 'bucket_of', 'bucorder_release', 'DelayMechanism',
-           'Naive', 'AdaPubEvent', 'ConstantMid', 'ContinReduce', 'ContinPP', 'PeGaSusDelay', 'DiscontinReduce',
-           'DiscontinPP', 'BucOrder', 'CompOrder', 'PeGaSusEvent', 'DiscontinHalfNoise', 'CompOrderHalfQuery',
-           'delay_noise_spends', 'check_delay_noise']
+           'select_tau', 'continuous_grouping', 'group_deviations', 'discontinuous_grouping', 'release_groups',
+           'comporder_pairs', 'comporder_bits', 'comporder_postprocess', 'grr_buckets', 'bucket_of', 'bucorder_release',
+           'DelayMechanism', 'Naive', 'AdaPubEvent', 'ConstantMid', 'ContinReduce', 'ContinPP', 'PeGaSusDelay',
+           'DiscontinReduce', 'DiscontinPP', 'BucOrder', 'CompOrder', 'PeGaSusEvent', 'DiscontinHalfNoise',
+           'CompOrderHalfQuery', 'delay_noise_spends', 'check_delay_noise']
 
 # %% ../nbs/14_delay.ipynb #63a2d88a
 DELAY_PAPER = "Li et al., Delay-allowed DP data stream release, NDSS 2025 (paper 004)"
@@ -113,6 +113,15 @@ def continuous_grouping(Y, mask, eps_g, theta, sens, rng, dev_sens_factor=2.0) -
     return lab
 
 # %% ../nbs/14_delay.ipynb #b3ec17b6
+def group_deviations(Y, lab, m) -> np.ndarray:
+    "Eq. (1)'s sums for every group of every row at once, around given means: out[r, j] = sum of |Y[r, u] - m[r, j]| over the u with lab[r, u] = j (-1: no group)."
+    nr, G = m.shape
+    cell = np.arange(0, nr * G, G)[:, None] + lab                 # row r's group j is bin r * G + j
+    dist = np.abs(Y - m.take(cell))
+    inside = lab >= 0
+    if not inside.all(): cell, dist = cell[inside], dist[inside]
+    return np.bincount(cell.ravel(), dist.ravel(), nr * G).reshape(nr, G)
+
 def discontinuous_grouping(Y, mask, eps_g, theta, sens, w, rng) -> np.ndarray:
     "Algorithm 2 on every row (batch) of Y at once: first fit over the open groups, each judgement an SVT at eps_g/(2w-1)."
     Y, mask = np.asarray(Y, float), np.asarray(mask, bool)
@@ -123,21 +132,19 @@ def discontinuous_grouping(Y, mask, eps_g, theta, sens, w, rng) -> np.ndarray:
     lab = np.full((nb, n), -1, np.int64)
     gsum, gcnt, thr = np.zeros((nb, n)), np.zeros((nb, n)), np.zeros((nb, n))
     ng = np.zeros(nb, np.int64)
-    rows = np.arange(nb)
     for k in range(n):
         act = np.flatnonzero(mask[:, k])
         if act.size == 0: continue
-        yk = Y[act, k]
-        G = int(ng[act].max())
+        rows = slice(act[0], act[-1] + 1) if act[-1] - act[0] + 1 == act.size else act   # consecutive rows: views, not copies
+        yk, ngk = Y[rows, k], ng[rows]
+        G = int(ngk.max())
         placed = np.zeros(act.size, bool); where = np.zeros(act.size, np.int64)
         if G:
-            m = (gsum[act, :G] + yk[:, None]) / (gcnt[act, :G] + 1)                    # mean of G_j with y_k
-            member = lab[act, None, :k] == np.arange(G)[None, :, None]                  # (batches, groups, earlier)
-            d = (np.abs(Y[act, None, :k] - m[..., None]) * member).sum(-1) + np.abs(yk[:, None] - m)
-            valid = np.arange(G)[None, :] < ng[act, None]
-            noisy = np.full(d.shape, np.inf)
-            noisy[valid] = d[valid] + _svt_query_noise(rng, np.broadcast_to(b_q[act, None], d.shape)[valid], int(valid.sum()))
-            ok = noisy < thr[act, :G]
+            m = (gsum[rows, :G] + yk[:, None]) / (gcnt[rows, :G] + 1)                  # mean of G_j with y_k
+            d = group_deviations(Y[rows, :k], lab[rows, :k], m) + np.abs(yk[:, None] - m)
+            valid = np.arange(G) < ngk[:, None]
+            d[valid] += _svt_query_noise(rng, np.repeat(b_q[rows], ngk), int(ngk.sum()))
+            ok = (d < thr[rows, :G]) & valid
             placed, where = ok.any(1), np.argmax(ok, 1)
         fresh = act[~placed]
         where[~placed] = ng[fresh]
@@ -178,47 +185,94 @@ def _group_median(v, inv, k):
     return 0.5 * (sv[first + (cnt - 1) // 2] + sv[first + cnt // 2])
 
 # %% ../nbs/14_delay.ipynb #38621968
+def _pair_grid(w, lo_t, hi_t, rule):
+    "The later elements t in [lo_t, hi_t) and, as an (n, K) grid, their partners i = t-1-k, k < K (paper: K = w; artifact: w-1; i < 0: no pair)."
+    t = np.arange(lo_t, hi_t)
+    return t, t[:, None] - 1 - np.arange(w if rule == "paper" else w - 1)
+
 def comporder_pairs(T, w, lo_t, hi_t, rule="paper"):
     "The compared pairs (i, t) whose later element t lies in [lo_t, hi_t): i = t-1-k for k < w (paper: w successors; artifact: w-1)."
-    K = w if rule == "paper" else w - 1
-    t = np.repeat(np.arange(lo_t, hi_t), K); k = np.tile(np.arange(K), hi_t - lo_t)
-    i = t - 1 - k
+    t, i = _pair_grid(w, lo_t, hi_t, rule)
     ok = i >= 0
-    return i[ok], t[ok], k[ok]
+    return i[ok], np.broadcast_to(t[:, None], i.shape)[ok], np.broadcast_to(np.arange(i.shape[1]), i.shape)[ok]
 
 def comporder_bits(y, greater, eps_g, w, sens, rng, rho, lo_t, hi_t, rule="paper"):
     "Algorithm 3 for the pairs whose later element t is in [lo_t, hi_t): greater[i, t-i-1] = (y_i - y_t + noise > rho) ('x_i > x_t'); sens, rho: one per later element."
-    i, t, k = comporder_pairs(len(y), w, lo_t, hi_t, rule)
-    if i.size == 0: return greater
+    t, i = _pair_grid(w, lo_t, hi_t, rule)
+    ok = i >= 0
+    if not ok.any(): return greater
     per_q = 8 * w / eps_g if rule == "paper" else 4 * (2 * w - 1) / eps_g   # query noise per unit of sensitivity
-    scale = per_q * np.asarray(sens, float)[t - lo_t]             # bounds both elements' sensitivities
-    greater[i, k] = y[i] - y[t] + _svt_query_noise(rng, scale, i.size) > np.asarray(rho, float)[t - lo_t]
+    noise = np.zeros(i.shape)                                     # one draw per pair, in the order (t, k); sens bounds both elements'
+    noise[ok] = _svt_query_noise(rng, np.repeat(per_q * np.asarray(sens, float), ok.sum(1)), int(ok.sum()))
+    bit = y[np.maximum(i, 0)] - y[t][:, None] + noise > np.asarray(rho, float)[:, None]
+    for k in range(i.shape[1]):                                   # greater[t-1-k, k] over t: one slice per k
+        a = max(0, k + 1 - lo_t)                                  # the first row whose pair exists
+        if a < t.size: greater[lo_t + a - 1 - k:hi_t - 1 - k, k] = bit[a:, k]
     return greater
+
+# %% ../nbs/14_delay.ipynb #1c83b8c2
+def _read_order(greater, w, lo_t, hi_t, rule):
+    "The bits Algorithm 4 reads for each t in [lo_t, hi_t), one row per t in the rule's reading order (paper: t-1 down to t-w; artifact: t-w+1 up to t-2); True before the stream."
+    ks = np.arange(w) if rule == "paper" else np.arange(w - 2, 0, -1)
+    up = np.ones((hi_t - lo_t, ks.size), bool)
+    for c, k in enumerate(ks):
+        a = max(0, k + 1 - lo_t)
+        if a < len(up): up[a:, c] = greater[lo_t + a - 1 - k:hi_t - 1 - k, k]
+    return up
+
+def _next_true(flags) -> list:
+    "For each position, the first position at or after it where `flags` is True (len(flags) if none)."
+    n = len(flags)
+    return np.minimum.accumulate(np.where(flags, np.arange(n), n)[::-1])[::-1].tolist()
+
+def _run_after(run, prev, v):
+    "The run of equal released values after releasing v (0.0 == -0.0 but they are different numbers: zeros never run)."
+    return (run + 1 if v == prev else 1) if v != 0.0 else 0
 
 def comporder_postprocess(xhat, greater, xt, w, lo_t, hi_t, rule="paper"):
     "Algorithm 4 for t in [lo_t, hi_t): keep xhat_t inside the interval the predecessors' released values and the noisy order bits imply (in place)."
-    base = max(0, lo_t - w)                                    # rows the window of lo_t reaches back to
-    G = greater[base:hi_t].tolist(); xh = xhat[base:hi_t].tolist(); out = xt[base:hi_t].tolist()
-    for t in range(lo_t - base, hi_t - base):
-        if rule == "paper":
-            lo, hi = -math.inf, math.inf
-            for k in range(min(t + base, w)):
-                v = out[t - 1 - k]
-                if G[t - 1 - k][k]:
-                    if v < hi: hi = v
-                elif v > lo: lo = v
-            x = xh[t]
-            out[t] = x if (lo == -math.inf or hi == math.inf or lo <= x <= hi) else 0.5 * (lo + hi)
-        else:                                                  # the authors' code: hull test, sentinels 0 and 1e9, window t-w+1..t-2
+    n = hi_t - lo_t
+    if n <= 0: return xt
+    up = _read_order(greater, w, lo_t, hi_t, rule)
+    m, bits = up.shape[1], up.tobytes()                           # row r of the bits: bits[r*m:(r+1)*m]
+    base = max(0, lo_t - w)                                       # rows the window of lo_t reaches back to
+    pad = math.inf if rule == "paper" else -math.inf              # a predecessor before the stream: 'greater', never binding
+    out = [pad] * (w + 1 - (lo_t - base)) + xt[base:lo_t].tolist() + [0.0] * n   # out[w + 1 + r] is timestamp lo_t + r
+    xh = xhat[lo_t:hi_t].tolist()
+    if rule == "artifact":                                        # the authors' code: hull test, sentinels 0 and 1e9
+        for r in range(n):
             A, B = 0.0, 1e9
-            for j in range(max(0, t - w + 1), t - 1):
-                v = out[j]
-                if G[j][t - j - 1]:
+            for v, g in zip(out[r + 2:r + w], bits[r * m:(r + 1) * m]):
+                if g:
                     if v > A: A = v
                 elif v < B: B = v
-            x = xh[t]
-            out[t] = 0.5 * (A + B) if (A > B and not B <= x <= A) else x
-    xt[lo_t:hi_t] = out[lo_t - base:]
+            x = xh[r]
+            out[r + w + 1] = 0.5 * (A + B) if (A > B and not B <= x <= A) else x
+        xt[lo_t:hi_t] = out[w + 1:]
+        return xt
+    one_sided = up.all(1) | (up.sum(1) == np.maximum(w - np.arange(lo_t, hi_t), 0))   # none judged smaller, or none greater
+    keep, nxt = one_sided.tolist(), _next_true(one_sided)
+    prev, run = None, 0                                           # run: equal released values ending at t - 1
+    for v in xt[base:lo_t].tolist(): run, prev = _run_after(run, prev, v), v
+    r = 0
+    while r < n:
+        if run >= w:                                              # w equal predecessors: the output stays, up to a one-sided window
+            a = nxt[r]
+            out[r + w + 1:a + w + 1] = [prev] * (a - r); run += a - r; r = a
+            if r == n: break
+        x = xh[r]
+        if keep[r]: v = x
+        else:
+            lo, hi = -math.inf, math.inf
+            for u, g in zip(out[r + w:r:-1], bits[r * m:(r + 1) * m]):
+                if g:
+                    if u < hi: hi = u
+                elif u > lo: lo = u
+            v = x if lo <= x <= hi else 0.5 * (lo + hi)
+        out[r + w + 1] = v
+        run, prev = _run_after(run, prev, v), v
+        r += 1
+    xt[lo_t:hi_t] = out[w + 1:]
     return xt
 
 # %% ../nbs/14_delay.ipynb #1e1ecc93
