@@ -11,7 +11,7 @@ __all__ = ['FAMILIES', 'ZERO', 'PRIMARY', 'METRICS', 'SPAS_PRIVATE', 'SCALES', '
            'rankings', 'beaten_by_nothing', 'throughput', 'local_cluster', 'close_cluster', 'cell_seconds',
            'project_wall', 'plot_family', 'rank_heatmap']
 
-# %% ../nbs/21_benchmark.ipynb #0d62f136
+# %% ../nbs/21_benchmark.ipynb #b0483382
 import math, os, time, warnings
 import numpy as np
 import pandas as pd
@@ -20,7 +20,7 @@ from .core import Mechanism, Release, Ledger, HistogramStream, NumericPopulation
 from .baselines import check_choice
 from .experiments import Grid, run_grid, ResultStore, CellsFailed, LedgerCheckFailed, t_factor
 
-# %% ../nbs/21_benchmark.ipynb #a86c6d71
+# %% ../nbs/21_benchmark.ipynb #4b54e074
 class ZeroBudget(Mechanism):
     "The release that reads no data: a public constant at every timestamp. It spends nothing, so its (empty) ledger passes."
     paper = "sanity baseline (this project)"
@@ -42,7 +42,7 @@ class MidpointMean(ZeroBudget):
     def _truth(self, s): return s.means
     def _constant(self, s): return 0.5 * (s.lo + s.hi)
 
-# %% ../nbs/21_benchmark.ipynb #d85967a9
+# %% ../nbs/21_benchmark.ipynb #2123aeea
 class SharedBudget(Mechanism):
     "PBD or PBA (paper 003) on a central histogram stream, every user at the shared (eps, w): one user type, so OBS picks that eps and nobody is sampled out."
     paper, stream_kind, method = "PBD/PBA (paper 003), users sharing (eps, w)", "histogram", None
@@ -66,7 +66,7 @@ class SharedPBA(SharedBudget):
     "PBA with every user at (eps, w)."
     name, method = "PBA (shared eps, w)", PBA
 
-# %% ../nbs/21_benchmark.ipynb #4624e626
+# %% ../nbs/21_benchmark.ipynb #5ce36348
 FAMILIES = ("central", "local-categorical", "local-numeric", "event")
 ZERO = {"central": "Constant", "local-categorical": UniformFrequencies.name, "local-numeric": MidpointMean.name, "event": "Constant-mid"}
 PRIMARY = {"central": "MRE_SPAS", "local-categorical": "MSE", "local-numeric": "MSE", "event": "MAE"}   # each family's error, lower is better
@@ -89,7 +89,7 @@ def family_methods(family: str) -> dict:
                               "Discontin_pp", "CompOrder", "BucOrder")}
     return {**m, "Constant-mid": ("Constant-mid", {})}
 
-# %% ../nbs/21_benchmark.ipynb #c8ec9055
+# %% ../nbs/21_benchmark.ipynb #c7e0eea7
 SCALES = {  # per family: the eps sweep (at w0), the w sweep (at eps0), or their product (event: Figs. 2-3 of paper 004); stream sizes
     "quick": dict(reps=2,
         central=dict(eps=[0.1, 0.5, 1.0], w=[40, 120, 240], w0=120, eps0=0.5, length=600),
@@ -104,7 +104,7 @@ SCALES = {  # per family: the eps sweep (at w0), the w sweep (at eps0), or their
 }
 BUCKET_WIDTH = {"delay-outpatient": 10_000.0}   # BucOrder's m: 100 elsewhere, 10,000 on Outpatient (paper 004, Fig. 2 caption)
 
-# %% ../nbs/21_benchmark.ipynb #46b2f16c
+# %% ../nbs/21_benchmark.ipynb #f0a842aa
 def _cut(counts, length): return counts if length is None else counts[:length]
 
 def family_streams(family: str, scale: str = "quick", home=None, missing: list | None = None) -> dict:
@@ -139,7 +139,7 @@ def family_streams(family: str, scale: str = "quick", home=None, missing: list |
             if (s := load(key)) is not None: out[key] = ScalarStream(_cut(s.values, cfg["length"]), s.lo, s.hi, key)
     return out
 
-# %% ../nbs/21_benchmark.ipynb #fd401224
+# %% ../nbs/21_benchmark.ipynb #9a1af996
 def family_grids(family: str, streams: dict, scale: str = "quick", reps: int | None = None) -> list[Grid]:
     "The family's grids on `streams`: an eps sweep and a w sweep sharing their crossing cell (event: eps x w, one grid per data set for BucOrder's m)."
     cfg, reps = SCALES[scale][family], int(reps or SCALES[scale]["reps"])
@@ -162,7 +162,7 @@ def n_cells(grids) -> int:
     "Distinct cells of the grids (the sweeps' crossing cell counted once)."
     return len({c.key for _, g in grids for c in g.cells()})
 
-# %% ../nbs/21_benchmark.ipynb #cf2c71dc
+# %% ../nbs/21_benchmark.ipynb #78f1a613
 def run_benchmark(grids, store=None, executor=None, progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
     "Run every grid into `store` (a second run computes only the missing cells): the tidy frame with a `family` column, and the failed cells."
     opened = isinstance(store, (str, os.PathLike))
@@ -179,7 +179,7 @@ def run_benchmark(grids, store=None, executor=None, progress: bool = True) -> tu
     df.attrs.update(computed=sum(f.attrs.get("computed", 0) for f in frames), cells=n_cells(grids))
     return df, (pd.concat(failed, ignore_index=True) if failed else pd.DataFrame(columns=["family", "cell", "error"]))
 
-# %% ../nbs/21_benchmark.ipynb #f1f027c3
+# %% ../nbs/21_benchmark.ipynb #7d986d53
 Z95 = 1.959964   # two-sided 95%: the normal quantile, turned into Student's t for the seeds at hand by experiments.t_factor
 FLOOR = 1e-300   # errors are logged; an exact 0 (a zero-budget release that happens to be right) stays finite
 
@@ -219,7 +219,7 @@ def beaten_by_nothing(df: pd.DataFrame, metrics: dict | None = None) -> pd.DataF
     out["share_worse"] = out["worse"] / out["points"]
     return out.sort_values(["family", "share_worse"], ascending=[True, False]).reset_index(drop=True)
 
-# %% ../nbs/21_benchmark.ipynb #304c2d5d
+# %% ../nbs/21_benchmark.ipynb #5908f218
 def throughput(grid: Grid, executors: dict, warmup: Grid | None = None) -> pd.DataFrame:
     "Cells per second of `grid` (no store) on each executor {label: executor, 'serial' or a number of processes}; a started executor is warmed on `warmup` first."
     rows = []
@@ -261,7 +261,7 @@ def project_wall(grids, secs: pd.DataFrame, workers=(1, 2, 4, 8), efficiency: fl
     serial = float(sum(s.get(dm, np.nan) for dm in cells.values()))
     return pd.DataFrame([dict(workers=k, cells=len(cells), projected_s=serial / (k * (efficiency if k > 1 else 1.0))) for k in workers])
 
-# %% ../nbs/21_benchmark.ipynb #9c6e84fe
+# %% ../nbs/21_benchmark.ipynb #f3937f5c
 def plot_family(df: pd.DataFrame, family: str, x: str = "eps", ncols: int = 4, width: float = 7.8, legend_cols: int = 5):
     "The family's primary error against eps (at its w0) or w (at its eps0), one panel per data set, the zero-budget release dashed."
     import matplotlib.pyplot as plt
