@@ -455,3 +455,74 @@ def test_ledger_booked_at_finish_equals_the_diagnostics(name):
     np.testing.assert_allclose(rel.ledger.spent_per_timestamp(0), parts, rtol=1e-12, atol=0)
     with pytest.raises(ValueError, match="finish called after"):
         get_mechanism(name, eps=1.0, w=7).start(s.T, s.d, 0).finish()
+
+
+# ---------- whole-stream loops (`_run_fast`): the step loop's numbers, bit for bit ----------
+
+def _stepwise(m, s, seed):
+    m.start(s.T, s.d, rng=seed)
+    outs = [m.step(x) for x in s.counts]
+    return m.finish(), outs
+
+
+def _assert_same(a, b):
+    assert a.estimates.tobytes() == b.estimates.tobytes()
+    assert a.published.tobytes() == b.published.tobytes()
+    assert set(a.info) == set(b.info)
+    for k in a.info: assert np.asarray(a.info[k]).tobytes() == np.asarray(b.info[k]).tobytes(), k
+
+
+ONE_BIN = {
+    "walk": HistogramStream(np.abs(300 + np.cumsum(np.random.default_rng(2).normal(0, 40, (250, 1)), 0)).round()),
+    "constant": HistogramStream(np.full((120, 1), 50.0)),
+    "alternating": HistogramStream(np.tile([[0.0], [400.0]], (60, 1))),
+    "zeros_then_jump": HistogramStream(np.r_[np.zeros((40, 1)), np.full((40, 1), 1e5)]),
+}
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("sname", list(ONE_BIN))
+def test_stepwise_equals_run_one_bin(name, sname):
+    s = ONE_BIN[sname]
+    for eps, w in ((0.1, 10), (1.0, 40), (5.0, 3)):
+        for seed in (0, 1):
+            rel = get_mechanism(name, eps=eps, w=w).run(s, rng=seed)
+            st, outs = _stepwise(get_mechanism(name, eps=eps, w=w), s, seed)
+            _assert_same(rel, st)
+            np.testing.assert_array_equal(np.array([o[0] for o in outs]), rel.estimates)
+
+
+@pytest.mark.parametrize("cls,kw", [(B.AdaPub, dict(n_int=9, Kd=0.3)), (B.AdaPub, dict(n_int=1, gamma=80.0)),
+                                    (B.PeGaSus, dict(theta_mult=60.0)), (B.DSAT, dict(skip=0, elapsed="absolute")),
+                                    (B.DSAT, dict(skip=7)), (B.FAST, dict(Ti=1, Kd=0.5))],
+                         ids=lambda v: v.__name__ if isinstance(v, type) else str(v))
+@pytest.mark.parametrize("d", [1, 3])
+def test_whole_stream_loops_with_other_settings(cls, kw, d):
+    "Options that take other branches of the loops: pairwise integral sums, K_d, long PeGaSus groups, no skip, few samples."
+    s = HistogramStream(np.abs(300 + np.cumsum(np.random.default_rng(d).normal(0, 40, (200, d)), 0)).round())
+    for seed in (0, 1):
+        _assert_same(cls(1.0, 20, **kw).run(s, rng=seed), _stepwise(cls(1.0, 20, **kw), s, seed)[0])
+
+
+@pytest.mark.parametrize("name", RANDOM)
+@pytest.mark.parametrize("d", [1, 3])
+def test_run_leaves_the_generator_where_the_step_loop_does(name, d):
+    "Noise drawn ahead is given back: a Generator passed to run goes on with the numbers it would after the step loop."
+    s = HistogramStream(np.abs(300 + np.cumsum(np.random.default_rng(d).normal(0, 40, (150, d)), 0)).round())
+    g_run, g_step = np.random.default_rng(9), np.random.default_rng(9)
+    get_mechanism(name, eps=1.0, w=10).run(s, rng=g_run)
+    _stepwise(get_mechanism(name, eps=1.0, w=10), s, g_step)
+    np.testing.assert_array_equal(g_run.random(5), g_step.random(5))
+
+
+class PeGaSusFixedThreshold(B.PeGaSus):
+    "A subclass that redefines a draw: its run must go through the step loop, not PeGaSus's own whole-stream loop."
+    name = "PeGaSusFixedThreshold"
+    def _new_thresholds(self, k): return np.full(k, self.theta_mult / self.eps_g)
+
+
+def test_a_subclass_runs_its_own_steps():
+    s = ONE_BIN["walk"]
+    rel = PeGaSusFixedThreshold(1.0, 10).run(s, rng=0)
+    _assert_same(rel, _stepwise(PeGaSusFixedThreshold(1.0, 10), s, 0)[0])
+    assert not np.array_equal(rel.estimates, B.PeGaSus(1.0, 10).run(s, rng=0).estimates)

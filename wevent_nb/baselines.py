@@ -11,14 +11,15 @@ import math
 from collections import deque
 from typing import ClassVar
 import numpy as np
-from .core import (Ledger, Release, Mechanism, HistogramStream, register, as_rng, check_eps, check_w,
+from .core import (Ledger, Release, Mechanism, HistogramStream, LaplaceSource, register, as_rng, check_eps, check_w,
                             check_int, check_fraction, check_counts, check_array)
 
 # %% auto #0
 __all__ = ['KELLARIS', 'PAIRWISE_MIN', 'check_w_fits', 'check_real', 'check_choice', 'CentralBaseline', 'Uniform', 'Sample',
-           'bd_threshold', 'mean_abs_change', 'BD', 'BA', 'FAST', 'DSAT', 'DSATClipped', 'numpy_sum', 'sorted_medians',
-           'dense_labels', 'AdaPub', 'group_deviation', 'PeGaSus', 'Constant', 'BDHalfNoise', 'BAStaleLast',
-           'DSATNoThresholdNoise']
+           'bd_threshold', 'numpy_sum', 'array_mean', 'mean_abs_change', 'mean_rel_change', 'BD', 'BA',
+           'FASTWholeStream', 'FAST', 'DSATWholeStream', 'DSAT', 'DSATClipped', 'sorted_median', 'sorted_medians',
+           'group_means', 'AdaPubWholeStream', 'AdaPub', 'group_deviation', 'PeGaSusWholeStream', 'PeGaSus', 'Constant',
+           'BDHalfNoise', 'BAStaleLast', 'DSATNoThresholdNoise']
 
 # %% ../nbs/04_baselines.ipynb #59b653dd
 KELLARIS = "Kellaris et al. 2014 (used by SPAS and PBD/PBA)"
@@ -101,8 +102,17 @@ class CentralBaseline(Mechanism):
         "Process a whole HistogramStream (same releases as the step-wise form)."
         s = self.check_stream(stream)
         self.start(s.T, s.d, rng)
-        for x in s.counts: self._advance(x)
+        if not self._run_fast(s.counts):
+            for x in s.counts: self._advance(x)
         return self.finish()
+
+    def _run_fast(self, X) -> bool:
+        "A whole-stream loop that gives the step loop's numbers, where a method has one; True if it ran."
+        return False
+
+    def _whole_stream(self, cls) -> bool:
+        "May `cls`'s whole-stream loop run? Only on `cls` itself (a subclass may redefine a step or a draw) and a plain Generator (a NoiseRecorder must see every draw at its step)."
+        return type(self) is cls and type(self._rng) is np.random.Generator
 
 # %% ../nbs/04_baselines.ipynb #111220de
 @register
@@ -160,9 +170,27 @@ def bd_threshold(eps2: float, kind: str = "kellaris") -> float:
     return (1.0 if kind == "kellaris" else math.sqrt(2.0)) / eps2
 
 # %% ../nbs/04_baselines.ipynb #1b326586
+PAIRWISE_MIN = 8   # numpy's pairwise_sum adds fewer than 8 terms one by one, from 0.0
+
+def numpy_sum(v: list) -> float:
+    "The sum numpy gives for the 1-D array of `v`: added in order below PAIRWISE_MIN terms, else numpy's own sum."
+    if len(v) >= PAIRWISE_MIN: return float(np.sum(v))
+    s = 0.0
+    for a in v: s += a
+    return s
+
+def array_mean(v):
+    "np.mean of a 1-D float array, the same number, without np.mean's Python wrapper."
+    return np.add.reduce(v) / v.size
+
 def mean_abs_change(x, last) -> float:
     "Mean |x - last| over the bins as a Python float (BD's and DSAT's statistic); one bin: the same number on scalars."
-    return abs(float(x[0]) - float(last[0])) if x.shape[0] == 1 else float(np.mean(np.abs(x - last)))
+    return abs(float(x[0]) - float(last[0])) if x.shape[0] == 1 else float(array_mean(np.abs(x - last)))
+
+def mean_rel_change(new, old) -> float:
+    "Mean |new - old| / max(|new|, 1) over the bins as a Python float (FAST's feedback error); one bin: on scalars."
+    if new.shape[0] == 1: a = float(new[0]); return abs(a - float(old[0])) / max(abs(a), 1.0)
+    return float(array_mean(np.abs(new - old) / np.maximum(np.abs(new), 1.0)))
 
 # %% ../nbs/04_baselines.ipynb #3b473348
 @register
@@ -250,9 +278,31 @@ class BA(BD):
             return self._publish(x, e2)
         return self._last, False
 
+# %% ../nbs/04_baselines.ipynb #4826959b
+class FASTWholeStream:
+    "FAST's whole-stream loop (mixed into `FAST`): from sample to sample."
+    def _next_sample(self, t) -> int:
+        "The first timestamp >= t that samples, if the stream goes on: due (always while fewer than Ti samples, else from `_next`) and under the cap (the M-th latest sample out of the window)."
+        due = t if self._n < self.Ti else max(t, self._next)
+        return due if len(self._times) < self.M else max(due, self._times[-self.M] + self.w)
+
+    def _run_fast(self, X) -> bool:
+        "From sample to sample: in between the filter only predicts (P grows by Q a step: every bin's P is the same number) and the release repeats."
+        if not self._whole_stream(FAST): return False
+        T, t = X.shape[0], 0
+        self._rng = LaplaceSource(self._rng, block=T)              # about one draw a timestamp: a refill or two
+        while t < T:
+            s = min(self._next_sample(t), T)
+            if s > t: self._est[t:s] = self._x; self._diag["interval"][t:s] = self._I
+            for _ in range(s - t): self._P += self.Q
+            if s == T: break
+            self._t = s; self._advance(X[s]); t = s + 1
+        self._t, self._rng = T, self._rng.settle()
+        return True
+
 # %% ../nbs/04_baselines.ipynb #f0815434
 @register
-class FAST(CentralBaseline):
+class FAST(FASTWholeStream, CentralBaseline):
     "Fan & Xiong's FAST (Kalman prediction + PID sampling), w-event: at most M = ceil(ratio*w) samples per window."
     name, paper = "FAST", "Fan & Xiong 2012/2014, w-event adaptation (used by SPAS)"
     summary = "Kalman filter per bin, PID-controlled sampling, at most ceil(0.075 w) samples at eps/M in any window"
@@ -273,7 +323,7 @@ class FAST(CentralBaseline):
                 "Ki": self.Ki, "Kd": self.Kd, "Ti": self.Ti, "theta": self.theta, "xi": self.xi, "I0": self.I0}
 
     def _init(self):
-        self._x, self._P = np.zeros(self._d), np.full(self._d, self.P0)
+        self._x, self._P = np.zeros(self._d), self.P0     # P: the same number in every bin
         self._times, self._E = deque(), []
         self._n, self._I, self._next, self._prev = 0, self.I0, 0, None
 
@@ -286,27 +336,58 @@ class FAST(CentralBaseline):
             self._x, self._P = xm, Pm
             if due: self._next = t + 1            # postponed by the window cap
             return xm, False
+        return self._sample(t, x, xm, Pm), True
+
+    def _sample(self, t, x, xm, Pm):
+        "Sample at t: a noisy histogram at eps/M, the Kalman correction, then the PID's next interval."
         e = self.eps / self.M
         self._spend(e, "eps_pub")
         z = x + self._rng.laplace(0.0, 1.0 / e, self._d)
-        if self._n == 0: xh, P, E = z, np.full(self._d, self.P0), 0.0
+        if self._n == 0: xh, P, E = z, self.P0, 0.0
         else:
             K = Pm / (Pm + self.R)
             xh, P = xm + K * (z - xm), (1 - K) * Pm
-            E = float(np.mean(np.abs(xh - xm) / np.maximum(np.abs(xh), 1.0)))
+            E = mean_rel_change(xh, xm)
         self._times.append(t); self._E.append(E); self._n += 1
         if self._n >= self.Ti:
-            D = self.Kp * E + self.Ki * float(np.mean(self._E[-self.Ti:]))
+            win = self._E[-self.Ti:]
+            D = self.Kp * E + self.Ki * (numpy_sum(win) / len(win))
             if self._prev is not None and self.Kd: D += self.Kd * (E - self._prev[1]) / (t - self._prev[0])
             self._I = max(1, self._I + math.floor(self.theta * (1 - math.exp(min((D - self.xi) / self.xi, 50.0)))))
             self._next = t + self._I
         self._prev = (t, E)
         self._x, self._P = xh, P
-        return xh, True
+        return xh
+
+# %% ../nbs/04_baselines.ipynb #d7a36103
+class DSATWholeStream:
+    "DSAT's whole-stream loop (mixed into `DSAT`): from compared timestamp to compared timestamp."
+    def _next_compare(self, t) -> int:
+        "The first timestamp >= t > 0 that is compared: past the skipped start and with fewer than C_D samples in its window."
+        t = max(t, self.skip + 1)
+        return t if len(self._times) < self.C_D else max(t, self._times[-self.C_D] + self.w)
+
+    def _run_fast(self, X) -> bool:
+        "Step only t = 0 and the compared timestamps; every other one repeats the release of the latest publication and the base and threshold of the latest step (filled in at the end)."
+        if not self._whole_stream(DSAT): return False
+        T = X.shape[0]
+        self._rng = LaplaceSource(self._rng, block=T)              # about one draw a timestamp: a refill or two
+        self._advance(X[0])
+        t = 1
+        while (t := self._next_compare(t)) < T:
+            self._t = t; est, pub = self._step(X[t])
+            if pub: self._est[t], self._pub[t], self._last = est, True, est
+            t += 1
+        stepped, at = self._compared.copy(), np.arange(T); stepped[0] = True
+        self._est[:] = self._est[np.maximum.accumulate(np.where(self._pub, at, 0))]
+        last = np.maximum.accumulate(np.where(stepped, at, 0))
+        self._base_at[:], self._thr_at[:] = self._base_at[last], self._thr_at[last]
+        self._t, self._rng = T, self._rng.settle()
+        return True
 
 # %% ../nbs/04_baselines.ipynb #81af115f
 @register
-class DSAT(CentralBaseline):
+class DSAT(DSATWholeStream, CentralBaseline):
     "Li et al. 2015 DSAT (benchmark's w-event variant): feedback-adjusted SVT sampling, at most ceil(0.15 w) samples per window."
     name, paper = "DSAT", "Li et al. 2015, benchmark w-event variant (used by SPAS)"
     summary = "SVT-tested sampling (restarted after every sample) against a feedback threshold; at most C_D = ceil(0.15 w) samples at eps/(2 C_D) per window"
@@ -327,6 +408,7 @@ class DSAT(CentralBaseline):
         self.C_D = max(1, math.ceil(self.ratio * self.w))
         self.eps1 = self.eps2 = self.eps / 2
         self.e_inst = self.eps1 / (self.C_D + 1)      # one AboveThreshold instance: at most C_D + 1 touch a window
+        self.e_pub, self.rate = self.eps2 / self.C_D, self.C_D / self.w   # a sample's budget; the target sampling rate
 
     @property
     def params(self) -> dict:
@@ -335,28 +417,29 @@ class DSAT(CentralBaseline):
 
     def _init(self):
         self._sens = 1.0 / self._d                    # the test's sensitivity: mean |H_t - last release| moves by <= 1/d
+        self._b_rho, self._b_nu = 2 * self._sens / self.e_inst, 4 * self._sens / self.e_inst   # the threshold's and the query's scales
+        self._base_at, self._thr_at, self._compared = self._diag["base"], self._diag["threshold"], self._diag["compared"]
         self._times, self._base, self._rho = deque(), self.T0, None
         self._ledger.standing(self.e_inst, start=0)    # the instance open at a window's end
 
     def _new_threshold(self):
         "Threshold noise of a fresh instance: rho ~ Lap(Delta / (e_inst / 2))."
-        self._rho = self._rng.laplace(0.0, 2 * self._sens / self.e_inst)
+        self._rho = self._rng.laplace(0.0, self._b_rho)
 
     def _test(self, x) -> bool:
         "One query of the open instance: mean |x - last| + Lap(2 Delta / (e_inst / 2)) >= base + rho."
-        return mean_abs_change(x, self._last) + self._rng.laplace(0.0, 4 * self._sens / self.e_inst) >= self._base + self._rho
+        return mean_abs_change(x, self._last) + self._rng.laplace(0.0, self._b_nu) >= self._base + self._rho
 
     def _feedback(self, t):
         "Move the noise-free base towards the target sampling rate C_D / w (public sample counts only), clipped to [0, T_max]."
         span = min(t + 1, self.w) if self.elapsed == "window" else t + 1
-        r = len(self._times) / span - self.C_D / self.w
+        r = len(self._times) / span - self.rate
         u = self.theta_P * abs(abs(r) - self.delta) / self.delta
         self._base = max(0.0, self._base - u) if r <= 0 else min(self.T_max, self._base + u)
 
     def _publish(self, x):
-        e = self.eps2 / self.C_D
-        self._spend(e, "eps_pub"); self._times.append(self._t)
-        return x + self._rng.laplace(0.0, 1.0 / e, self._d), True
+        self._spend(self.e_pub, "eps_pub"); self._times.append(self._t)
+        return x + self._rng.laplace(0.0, 1.0 / self.e_pub, self._d), True
 
     def _step(self, x):
         t = self._t
@@ -364,13 +447,13 @@ class DSAT(CentralBaseline):
         if t == 0: out = self._publish(x); self._new_threshold()
         elif t <= self.skip or len(self._times) >= self.C_D: out = (self._last, False)
         else:
-            self._diag["compared"][t] = True
+            self._compared[t] = True
             self._feedback(t)
             if self._test(x):
                 self._spend(self.e_inst, "eps_svt")    # the instance this top closes
                 out = self._publish(x); self._new_threshold()
             else: out = (self._last, False)
-        self._diag["base"][t], self._diag["threshold"][t] = self._base, self._base + self._rho
+        self._base_at[t], self._thr_at[t] = self._base, self._base + self._rho
         return out
 
 # %% ../nbs/04_baselines.ipynb #3da9b074
@@ -378,42 +461,70 @@ class DSATClipped(DSAT):
     "Deliberately wrong, DSAT as first shipped: one threshold noise, folded into the clipped threshold (not registered)."
     name = "DSATClipped"
     def _new_threshold(self):
-        if self._rho is None: self._base += self._rng.laplace(0.0, 2 * self._sens / self.e_inst)
+        if self._rho is None: self._base += self._rng.laplace(0.0, self._b_rho)
         self._rho = 0.0
 
 # %% ../nbs/04_baselines.ipynb #0b97e067
-PAIRWISE_MIN = 8   # numpy's pairwise_sum adds fewer than 8 terms one by one, from 0.0
+def sorted_median(g: list) -> float:
+    "The median of a sorted list: the middle element, or half the sum of the two middle ones (np.median's formula)."
+    n = len(g); m = n // 2
+    return g[m] if n % 2 else (g[m - 1] + g[m]) / 2
 
-def numpy_sum(v: list) -> float:
-    "The sum numpy gives for the 1-D array of `v`: added in order below PAIRWISE_MIN terms, else numpy's own sum."
-    if len(v) >= PAIRWISE_MIN: return float(np.sum(v))
-    s = 0.0
-    for a in v: s += a
-    return s
-
-def sorted_medians(groups: list, values: list) -> list:
-    "Insert values[b] into the sorted list groups[b] for each b; return each group's median (np.median's formula)."
-    out = []
-    for g, v in zip(groups, values):
-        bisect.insort(g, v)
-        n = len(g); m = n // 2
-        out.append(g[m] if n % 2 else (g[m - 1] + g[m]) / 2)
+def sorted_medians(groups: list, values: list, fresh=None) -> list:
+    "Add values[b] to bin b's group (a new group [values[b]] where fresh[b], default none; else inserted into the sorted list groups[b]); return each group's median."
+    out = list(values)
+    for b, v in enumerate(values):
+        if fresh is not None and fresh[b]: groups[b] = [v]; continue
+        g = groups[b]; bisect.insort(g, v); out[b] = sorted_median(g)
     return out
 
 # %% ../nbs/04_baselines.ipynb #0adf20cb
-def dense_labels(bucket, n_buckets: int):
-    "Number the non-empty buckets 0, 1, ... in order and label each item by its bucket's number (np.unique's inverse)."
-    present = np.bincount(bucket, minlength=n_buckets) > 0
-    return (np.cumsum(present) - 1)[bucket]
+def group_means(bucket, x, size, noise):
+    "Each bin's noisy group mean: x summed per bucket, noise added to the non-empty buckets in order, over the bucket sizes, read back per bin."
+    sums = np.bincount(bucket, x, minlength=size.size)
+    sums[size > 0] += noise
+    return (sums / np.maximum(size, 1))[bucket]
+
+# %% ../nbs/04_baselines.ipynb #1df4bd63
+class AdaPubWholeStream:
+    "AdaPub's whole-stream loop with one bin (mixed into `AdaPub`): the step on Python floats."
+    def _run_fast(self, X) -> bool:
+        "With one bin, `_step` over the whole stream on floats, its 2T - 1 draws taken ahead: h's noise at every t, then the deviation's from t = 1."
+        if X.shape[1] != 1 or not self._whole_stream(AdaPub): return False
+        T, x = X.shape[0], X[:, 0]
+        src = LaplaceSource(self._rng, block=2 * T - 1); u = src.units(2 * T - 1); src.settle()
+        hs = ((0.0 + x) + (1.0 / self.eps_A) * u[np.r_[0, 1:2 * T - 1:2]]).tolist()
+        nz, xl = ((2 * self.w / self.eps_c) * u[2::2]).tolist(), x.tolist()
+        Kp, Ki, Kd, eps, gamma, n_int = self.Kp, self.Ki, self.Kd, self.eps, self.gamma, self.n_int
+        errs, out, win = [0.0] * T, [0.0] * T, []
+        g = [hs[0]]; last = out[0] = hs[0]
+        for t in range(1, T):
+            h = hs[t]
+            e = errs[t] = abs(last - h) / (gamma if gamma > h else h)              # max(h, gamma)
+            win.append(e)
+            if len(win) > n_int: del win[0]
+            if n_int < PAIRWISE_MIN:                                               # numpy_sum(win), inlined
+                m = 0.0
+                for a in win: m += a
+            else: m = numpy_sum(win)
+            pid = Kp * e + Ki * (m / len(win))
+            if Kd: pid += Kd * (e - errs[t - 1])
+            thr = pid * pid / eps
+            if abs(xl[t] - last) + nz[t - 1] > (thr if thr > 1.0 else 1.0): g = [h]; last = h
+            else: bisect.insort(g, h); last = sorted_median(g)
+            out[t] = last
+        self._est[:, 0], self._errs[:, 0], self._pub[:], self._t = out, errs, True, T
+        self._diag["n_groups"][:] = 1
+        return True
 
 # %% ../nbs/04_baselines.ipynb #8bf2be21
 @register
-class AdaPub(CentralBaseline):
+class AdaPub(AdaPubWholeStream, CentralBaseline):
     "Wang et al. 2019 AdaPub: uniform eps/w with dimension grouping, PID-driven time grouping and median smoothing."
     name, paper = "AdaPub", "Wang et al. 2019 (used by SPAS)"
     summary = "0.8 eps/w per step on grouped bins; 0.2 eps per window on time-grouping tests; median of the time group"
     diagnostics = ("eps_pub", "eps_test", "n_groups")
-    noise_roles = {"_step": ("release", 1.0), "_step_1d": ("release", 1.0), "_deviation": ("statistic", 1.0)}
+    noise_roles = {"_step": ("release", 1.0), "_deviation": ("statistic", 1.0)}
 
     def __init__(self, eps, w, ratio_c=0.2, g=20, Kp=0.9, Ki=0.1, Kd=0.0, n_int=5, gamma=1.0):
         super().__init__(eps, w)
@@ -430,7 +541,6 @@ class AdaPub(CentralBaseline):
 
     def _init(self):
         self._errs = np.zeros((self._T, self._d))
-        self._gstart = np.zeros(self._d, np.int64)
         self._group = [[] for _ in range(self._d)]    # each bin's time group of noisy values h, kept sorted
         self._spend_schedule(np.full(self._T, self.eps_A), "eps_pub")
         self._spend_schedule(np.r_[0.0, np.full(self._T - 1, self.eps_c / self.w)], "eps_test")   # tests from t = 1
@@ -440,41 +550,27 @@ class AdaPub(CentralBaseline):
         return np.abs(x - self._last) + self._rng.laplace(0.0, 2 * self.w / self.eps_c, self._d)
 
     def _groups(self):
-        "Bin labels from random pivots over the previous release (every bin alone at t = 0)."
-        if self._t == 0 or self.g == 0 or self._d == 1: return np.arange(self._d)
-        lo, hi = self._last.min(), self._last.max()
-        piv = np.sort(self._rng.uniform(lo, hi, self.g))
-        return dense_labels(np.searchsorted(piv, self._last), self.g + 1)
+        "Each bin's pivot bucket over the previous release (every bin alone at t = 0), and the buckets' sizes."
+        if self._t == 0 or self.g == 0 or self._d == 1: return np.arange(self._d), np.ones(self._d, np.int64)
+        lo, hi = np.minimum.reduce(self._last), np.maximum.reduce(self._last)
+        bucket = np.searchsorted(np.sort(self._rng.uniform(lo, hi, self.g)), self._last)
+        return bucket, np.bincount(bucket, minlength=self.g + 1)
 
     def _step(self, x):
         t, d = self._t, self._d
-        if d == 1: return self._step_1d(x, t), True
-        lab = self._groups(); k = lab.max() + 1
+        bucket, size = self._groups(); k = np.count_nonzero(size)
         self._diag["n_groups"][t] = k
-        sums = np.bincount(lab, x, minlength=k) + self._rng.laplace(0.0, 1.0 / self.eps_A, k)
-        h = (sums / np.bincount(lab, minlength=k))[lab]
+        h = group_means(bucket, x, size, self._rng.laplace(0.0, 1.0 / self.eps_A, k))
         if t > 0:
             e = np.abs(self._last - h) / np.maximum(h, self.gamma)
             self._errs[t] = e
-            pid = self.Kp * e + self.Ki * self._errs[max(1, t - self.n_int + 1):t + 1].mean(0) + self.Kd * (e - self._errs[t - 1])
+            win = self._errs[max(1, t - self.n_int + 1):t + 1]
+            pid = self.Kp * e + self.Ki * (np.add.reduce(win, 0) / len(win))       # .mean(0), without its Python wrapper
+            if self.Kd: pid = pid + self.Kd * (e - self._errs[t - 1])              # K_d = 0 would add exactly 0
             thr = np.maximum(1.0, pid ** 2 / self.eps)
-            new = np.flatnonzero(self._deviation(x) > thr)
-            self._gstart[new] = t
-            for j in new.tolist(): self._group[j] = []
-        return np.array(sorted_medians(self._group, h.tolist())), True
-
-    def _step_1d(self, x, t):
-        "The same step for one bin, on Python floats."
-        self._diag["n_groups"][t] = 1
-        h = (0.0 + float(x[0])) + float(self._rng.laplace(0.0, 1.0 / self.eps_A, 1)[0])
-        if t > 0:
-            e = abs(float(self._last[0]) - h) / max(h, self.gamma)
-            self._errs[t, 0] = e
-            win = self._errs[max(1, t - self.n_int + 1):t + 1, 0].tolist()
-            pid = self.Kp * e + self.Ki * (numpy_sum(win) / len(win)) + self.Kd * (e - float(self._errs[t - 1, 0]))
-            if self._deviation(x)[0] > max(1.0, pid * pid / self.eps):
-                self._gstart[0] = t; self._group[0] = []
-        return np.array(sorted_medians(self._group, [h]))
+            new = self._deviation(x) > thr
+        else: new = np.ones(d, bool)                                              # every group starts at t = 0
+        return np.array(sorted_medians(self._group, h.tolist(), new.tolist())), True
 
 # %% ../nbs/04_baselines.ipynb #5744cd40
 def group_deviation(X, SX, gstart, cols, t):
@@ -486,9 +582,34 @@ def group_deviation(X, SX, gstart, cols, t):
     inside = np.arange(lo, t + 1)[:, None] >= g[None, :]
     return np.where(inside, np.abs(X[lo:t + 1, cols] - SX[cols] / (t + 1 - g)), 0).sum(0)
 
+# %% ../nbs/04_baselines.ipynb #3ab820b1
+class PeGaSusWholeStream:
+    "PeGaSus's whole-stream loop with one bin (mixed into `PeGaSus`): `_step_1d` on Python floats."
+    def _run_fast(self, X) -> bool:
+        "With one bin, `_step_1d` over the whole stream on floats, its 2T draws taken ahead: at each t the perturbation's, then the threshold's or the deviation's."
+        if X.shape[1] != 1 or not self._whole_stream(PeGaSus): return False
+        T, x = X.shape[0], np.ascontiguousarray(X[:, 0])
+        src = LaplaceSource(self._rng, block=2 * T); u = src.units(2 * T); src.settle()
+        c = x + (1.0 / self.eps_pp) * u[0::2]
+        thr = np.abs(self.theta_mult / self.eps_g + (4.0 / self.eps_g) * u[1::2]).tolist()
+        dn, xl, cl, out = ((8.0 / self.eps_g) * u[1::2]).tolist(), x.tolist(), c.tolist(), [0.0] * T
+        n = 0                                              # size of the open group (0: none open)
+        for t in range(T):
+            if n == 0: g, n, th, sx, sc = t, 1, thr[t], 0.0 + xl[t], 0.0 + cl[t]; out[t] = sc; continue
+            n += 1
+            if n < PAIRWISE_MIN:                           # numpy_sum's in-order sums, kept running
+                sx += xl[t]; sc += cl[t]; m = sx / n; dev = 0.0
+                for v in xl[g:t + 1]: dev += abs(v - m)
+            else:
+                m = float(x[g:t + 1].sum()) / n; dev = float(np.abs(x[g:t + 1] - m).sum()); sc = float(c[g:t + 1].sum())
+            if abs(dev + dn[t]) >= th: n = 0; out[t] = 0.0 + cl[t]
+            else: out[t] = sc / n
+        self._est[:, 0], self._pub[:], self._t = out, True, T
+        return True
+
 # %% ../nbs/04_baselines.ipynb #36d49b85
 @register
-class PeGaSus(CentralBaseline):
+class PeGaSus(PeGaSusWholeStream, CentralBaseline):
     "Chen et al. 2017 PeGaSus per bin: Laplace perturber, SVT-style online grouper, mean smoother; eps/w per step."
     name, paper = "PeGaSus", "Chen et al. 2017, w-event adaptation (used by SPAS)"
     summary = "per bin: perturb at 0.8 eps/w, group online with an SVT at 0.2 eps/w, release the group mean"

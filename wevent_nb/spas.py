@@ -10,6 +10,7 @@ import math
 import numpy as np
 from .core import (Mechanism, Release, Ledger, HistogramStream, register, as_rng, check_eps, check_w,
                             check_int, check_fraction, check_counts, PrivacyBudgetExceeded)
+from .baselines import array_mean
 
 # %% auto #0
 __all__ = ['C_FLOOR_SLACK', 'BUDGET_RTOL', 'DIRECT_FLOOR_SLACK', 'DECAY_BASE', 'RAW_SPAN', 'SPAS_CHOICES', 'SPAS_DEPARTURES',
@@ -44,7 +45,7 @@ def window_variance(q, a):
     "Estimator (V1) from the per-release mean squared (q) and mean absolute (a) distances."
     q, a = np.asarray(q, float), np.asarray(a, float)
     if q.size == 0: return 0.0
-    return max(0.0, float(q.mean() - a.mean() ** 2))
+    return max(0.0, float(array_mean(q) - array_mean(a) ** 2))
 
 # %% ../nbs/11_spas.ipynb #b043339e
 BUDGET_RTOL = 1e-12   # budgets are float sums compared with this relative slack: 1/3 + 1/3 + 1/3 may round above 1
@@ -94,7 +95,7 @@ class ReleaseHistory:
         "A release at t; D is its difference from the previous release (None at t = 0, which has none)."
         self.released[t] = True
         if D is None: return
-        self.q[t], self.a[t] = float(np.mean(D * D)), float(np.mean(np.abs(D)))
+        self.q[t], self.a[t] = float(array_mean(D * D)), float(array_mean(np.abs(D)))
         if self.estimator == "cumulative": self._mean_q = (self._mean_q * self._n + self.q[t]) / (self._n + 1)
         self._n += 1
 
@@ -161,7 +162,7 @@ RAW_SPAN = 3.0   # the raw change's SVT noise is for sensitivity 3/d: w + 1 of i
 
 def change_distance(x, ref) -> float:
     "dis of Algorithm 2, line 3: the mean over the d bins of |x - ref|."
-    return float(np.mean(np.abs(x - ref)))
+    return float(array_mean(np.abs(x - ref)))
 
 def svt_sensitivity(dis: str, d: int, delta_s: float = 1.0) -> float:
     "The sensitivity the sampling test's noise is drawn for: the paper's delta_s for dis='release', max(delta_s, 3/d) for dis='raw'."
