@@ -639,13 +639,18 @@ class PeGaSusEvent(DelayMechanism):
         # baselines.PeGaSus thresholds at theta_mult / eps_g in units of the sensitivity: theta (data units) / Delta_s
         self._base = PeGaSus(self.eps, 1, ratio_g=self.eps_g_frac, theta_mult=self.theta / self._d * self.eps_g).start(self._T, 1, self._rng)
         self._sens[:] = 1.0                                    # its draws are in units of Delta_s
+        self._base_rel = None                                  # the shared PeGaSus's Release when `run` hands it the whole stream
     def _blocks(self, b0, b1):
-        for t in range(b0, b1):
-            self._est[t] = self._base._advance(np.array([self._z[t] / self._d]))[0][0] * self._d
+        if b0 == 0 and b1 == self._T:                          # the whole stream (run): the shared PeGaSus's own run, same draws
+            self._base_rel = self._base.run(HistogramStream(self._z[:, None] / self._d), rng=self._rng)
+            self._est[:] = self._base_rel.estimates[:, 0] * self._d
+        else:
+            for t in range(b0, b1):
+                self._est[t] = self._base._advance(np.array([self._z[t] / self._d]))[0][0] * self._d
         self._done = b1
     def finish(self) -> Release:
         rel = super().finish()
-        base = self._base.finish()
+        base = self._base.finish() if self._base_rel is None else self._base_rel
         led = Ledger.events(self._T, self.eps)               # the shared PeGaSus's own books, one account per event
         t = np.arange(self._T)
         for share in (base.info["eps_group"], base.info["eps_pub"]): led.spend_ranges(t, share, t, t + 1)
