@@ -9,7 +9,7 @@ distributed = pytest.importorskip("distributed")
 from distributed import Client, LocalCluster
 
 from wevent_nb.cli import main
-from wevent_nb.experiments import SCHEDULER_ENV, _client_of, run_grid
+from wevent_nb.experiments import SCHEDULER_ENV, _client_of, chunk_size, run_grid
 from test_experiments import COLS, _grid, _run, check_failing_cells
 
 
@@ -48,7 +48,7 @@ def test_scheduler_variable_replaces_run_grids_own_pool(client, cluster, monkeyp
     monkeypatch.setenv(SCHEDULER_ENV, cluster.scheduler_address)
     for ex in (None, 2):
         with _cells_run_on(client) as ts: pd.testing.assert_frame_equal(_run(g, executor=ex)[COLS], ref[COLS])
-        assert _n_cells(ts) == len(g)
+        assert _n_cells(ts) == -(-len(g) // chunk_size(len(g), 2))     # every cell, in chunks
     with _cells_run_on(client) as ts: _run(g, executor="serial")
     assert _n_cells(ts) == 0                                     # "serial" is obeyed as given
 

@@ -20,12 +20,12 @@ from .core import (PrivacyBudgetExceeded, HistogramStream, CategoricalAggregate,
                             get_mechanism, seed_from_key)
 
 # %% auto #0
-__all__ = ['STD_COLS', 'SCHEDULER_ENV', 'CONNECT_TIMEOUT', 'CLAIM_COLS', 'VERDICTS', 'Z_CLAIM', 'MOST', 'QUANTIFIERS',
-           'VERDICT_MARKS', 'Cell', 'default_truth', 'make_mechanism', 'resolve_metric', 'Grid', 'run_cell',
-           'ResultStore', 'records_to_frame', 'param_columns', 'process_pool', 'LedgerCheckFailed', 'dask_client',
-           'CellsFailed', 'run_grid', 'plot_vs', 'claims_table', 't_factor', 'claim_number', 'claim_sign',
-           'claim_cells', 'claim_counts', 'ClaimsView', 'show_claims', 'write_claims', 'read_claims', 'Explorer',
-           'explorer']
+__all__ = ['STD_COLS', 'SCHEDULER_ENV', 'CONNECT_TIMEOUT', 'CHUNKS_PER_WORKER', 'CHUNK_MAX', 'CLAIM_COLS', 'VERDICTS', 'Z_CLAIM',
+           'MOST', 'QUANTIFIERS', 'VERDICT_MARKS', 'Cell', 'default_truth', 'make_mechanism', 'resolve_metric', 'Grid',
+           'run_cell', 'ResultStore', 'records_to_frame', 'param_columns', 'process_pool', 'LedgerCheckFailed',
+           'dask_client', 'n_workers', 'chunk_size', 'CellsFailed', 'run_grid', 'plot_vs', 'claims_table', 't_factor',
+           'claim_number', 'claim_sign', 'claim_cells', 'claim_counts', 'ClaimsView', 'show_claims', 'write_claims',
+           'read_claims', 'Explorer', 'explorer']
 
 # %% ../nbs/20_experiments.ipynb #b6970211
 STD_COLS = ("dataset", "mechanism", "rep", "seed", "metric", "value", "seconds", "ledger_ok", "ledger_error")
@@ -248,15 +248,21 @@ class _Job:
         if self._fns is None: self._fns = [resolve_metric(m) for m in self.metrics]
         spec, _ = self.mechanisms[cell.mechanism]
         return run_cell(cell, self.streams[cell.dataset], spec, self._fns, self.truths[cell.dataset])
+    def run_many(self, cells) -> list:
+        "Run several cells (tuples or Cells): each one's record, or the exception it raised."
+        out = []
+        for c in cells:
+            try: out.append(self.run(Cell(*c)))
+            except Exception as e: out.append(e)
+        return out
 
 _WORKER: dict = {"path": None, "job": None}
 
-def _task(path: str, cell: Cell) -> dict:
-    "Worker entry point: load the job file once per process, then run one cell."
-    cell = Cell(*cell)
+def _task(path: str, cells: list) -> list:
+    "Worker entry point: load the job file once per process, then run a chunk of cells."
     if _WORKER["path"] != path:
         with open(path, "rb") as f: _WORKER.update(job=pickle.load(f), path=path)
-    return _WORKER["job"].run(cell)
+    return _WORKER["job"].run_many(cells)
 
 def _dump_job(job) -> str:
     fd, path = tempfile.mkstemp(prefix="wevent_nb_job_", suffix=".pkl")
@@ -283,20 +289,35 @@ def _client_of(executor):
     cfe = sys.modules.get("distributed.cfexecutor")
     return executor._client if cfe is not None and isinstance(executor, cfe.ClientExecutor) else None
 
-def _dask_task(job: _Job, cell: tuple) -> dict:
-    "Dask worker entry point: the scheduler gives each worker the scattered job once, then one cell per task."
-    return job.run(Cell(*cell))
+def _dask_task(job: _Job, cells: list) -> list:
+    "Dask worker entry point: the scheduler gives each worker the scattered job once, then a chunk of cells per task."
+    return job.run_many(cells)
+
+CHUNKS_PER_WORKER = 4   # tasks per worker at least, so that the last ones even out the load
+CHUNK_MAX = 16          # cells per task at most: what a killed worker takes with it, and the progress bar's step
+
+def n_workers(executor) -> int:
+    "Workers behind an executor: a Dask cluster's threads, a pool's processes or threads (else the cores)."
+    client = _client_of(executor)
+    if client is not None: return max(1, sum(client.nthreads().values()))
+    return getattr(executor, "_max_workers", None) or os.cpu_count() or 1
+
+def chunk_size(n_cells: int, workers: int) -> int:
+    "Cells per task: one task per cell costs a round trip each (about a millisecond on Dask), as much as a small cell's run."
+    return max(1, min(CHUNK_MAX, n_cells // (CHUNKS_PER_WORKER * workers)))
 
 def _submit(job: _Job, cells: list[Cell], executor) -> tuple[dict, str | None]:
-    "Submit every cell: `({future: cell}, the temporary job file or None)`. Threads share the job, Dask scatters it, processes read it from a file."
-    if isinstance(executor, ThreadPoolExecutor): return {executor.submit(job.run, c): c for c in cells}, None
+    "Submit the cells in chunks: `({future: [cells]}, the temporary job file or None)`. Threads share the job, Dask scatters it, processes read it from a file."
+    k = chunk_size(len(cells), n_workers(executor))
+    chunks = [cells[i:i + k] for i in range(0, len(cells), k)]
+    if isinstance(executor, ThreadPoolExecutor): return {executor.submit(job.run_many, ch): ch for ch in chunks}, None
     from wevent_nb.experiments import _dask_task, _task   # the package's copies: importable in any worker
     client = _client_of(executor)
     if client is not None:
         shared = client.scatter(job, broadcast=True)
-        return {executor.submit(_dask_task, shared, tuple(c)): c for c in cells}, None
+        return {executor.submit(_dask_task, shared, [tuple(c) for c in ch]): ch for ch in chunks}, None
     path = _dump_job(job)
-    return {executor.submit(_task, path, tuple(c)): c for c in cells}, path
+    return {executor.submit(_task, path, [tuple(c) for c in ch]): ch for ch in chunks}, path
 
 # %% ../nbs/20_experiments.ipynb #1dbb6129
 def _own_executor(executor, n_cells: int):
@@ -324,9 +345,9 @@ def _execute(job: _Job, cells: list[Cell], executor, progress: bool):
             futs, path = _submit(job, cells, executor)
             try:
                 for f in as_completed(futs):
-                    try: out = f.result()
-                    except Exception as e: out = e
-                    bar.update(); yield futs[f], out
+                    try: outs = f.result()
+                    except Exception as e: outs = [e] * len(futs[f])     # the whole chunk was lost (e.g. its worker died)
+                    for c, out in zip(futs[f], outs): bar.update(); yield c, out
             except BaseException:
                 for f in futs: f.cancel()
                 raise
