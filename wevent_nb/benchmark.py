@@ -16,9 +16,9 @@ import math, os, time, warnings
 import numpy as np
 import pandas as pd
 from .pbd_pba import PBD, PBA
-from .core import Mechanism, Release, Ledger, HistogramStream, NumericPopulation, ScalarStream, check_int
+from .core import Mechanism, Release, Ledger, HistogramStream, NumericPopulation, ScalarStream
 from .baselines import check_choice
-from .experiments import Grid, run_grid, ResultStore, CellsFailed, LedgerCheckFailed, t_factor
+from .experiments import Grid, run_grid, ResultStore, CellsFailed, t_factor
 
 # %% ../nbs/21_benchmark.ipynb #4b54e074
 class ZeroBudget(Mechanism):
