@@ -42,7 +42,7 @@ def _run(grid, **kw):
 def test_tidy_columns_and_shape():
     g = _grid()
     df = _run(g, executor="serial")
-    assert list(df.columns) == ["dataset", "mechanism", "eps", "w", "rep", "seed", "metric", "value", "seconds", "ledger_ok", "ledger_error"]
+    assert list(df.columns) == ["dataset", "mechanism", "eps", "w", "rep", "seed", "metric", "value", "seconds", "ledger_ok", "ledger_error", "private"]
     assert len(df) == len(g) * 2 == 2 * 2 * 6 * 2 * 2
     assert param_columns(df) == ["eps", "w"]
     assert df.dtypes["value"] == np.float64 and df.dtypes["seed"] == np.int64 and df.dtypes["ledger_ok"] == bool

@@ -11,7 +11,7 @@ import math
 from collections import deque
 from typing import ClassVar
 import numpy as np
-from .core import (Ledger, Release, Mechanism, HistogramStream, LaplaceSource, register, as_rng, check_eps, check_w,
+from .core import (Ledger, Release, Mechanism, HistogramStream, LaplaceSource, register, as_rng, check_eps, check_positive, check_w,
                             check_int, check_fraction, check_counts, check_array)
 
 # %% auto #0
@@ -311,10 +311,10 @@ class FAST(FASTWholeStream, CentralBaseline):
     def __init__(self, eps, w, ratio=0.075, Q=1e5, R=1e6, P0=100.0, Kp=0.9, Ki=0.1, Kd=0.0, Ti=5, theta=5.0, xi=0.1, I0=1):
         super().__init__(eps, w)
         self.ratio = check_fraction(ratio, "ratio")
-        self.Q, self.R, self.P0 = check_eps(Q, "Q"), check_eps(R, "R"), check_eps(P0, "P0")
+        self.Q, self.R, self.P0 = check_positive(Q, "Q"), check_positive(R, "R"), check_positive(P0, "P0")
         self.Kp, self.Ki, self.Kd = check_real(Kp, "Kp"), check_real(Ki, "Ki"), check_real(Kd, "Kd")
         self.Ti, self.I0 = check_int(Ti, "Ti", minimum=1), check_int(I0, "I0", minimum=1)
-        self.theta, self.xi = check_eps(theta, "theta"), check_eps(xi, "xi")
+        self.theta, self.xi = check_positive(theta, "theta"), check_positive(xi, "xi")
         self.M = max(1, math.ceil(self.ratio * self.w))
 
     @property
@@ -401,8 +401,8 @@ class DSAT(DSATWholeStream, CentralBaseline):
     def __init__(self, eps, w, ratio=0.15, T0=0.025, delta=0.05, theta_P=0.5, T_max=2.0, skip=2, elapsed="window"):
         super().__init__(eps, w)
         self.ratio = check_fraction(ratio, "ratio")
-        self.T0 = check_real(T0, "T0"); self.T_max = check_eps(T_max, "T_max")
-        self.delta, self.theta_P = check_eps(delta, "delta"), check_eps(theta_P, "theta_P")
+        self.T0 = check_real(T0, "T0"); self.T_max = check_positive(T_max, "T_max")
+        self.delta, self.theta_P = check_positive(delta, "delta"), check_positive(theta_P, "theta_P")
         self.skip = check_int(skip, "skip", minimum=0)
         self.elapsed = check_choice(elapsed, "elapsed", self._ELAPSED)
         self.C_D = max(1, math.ceil(self.ratio * self.w))
@@ -531,7 +531,7 @@ class AdaPub(AdaPubWholeStream, CentralBaseline):
         self.ratio_c = check_fraction(ratio_c, "ratio_c")
         self.g, self.n_int = check_int(g, "g", minimum=0), check_int(n_int, "n_int", minimum=1)
         self.Kp, self.Ki, self.Kd = check_real(Kp, "Kp"), check_real(Ki, "Ki"), check_real(Kd, "Kd")
-        self.gamma = check_eps(gamma, "gamma")
+        self.gamma = check_positive(gamma, "gamma")
         self.eps_A, self.eps_c = (1 - self.ratio_c) * self.eps / self.w, self.ratio_c * self.eps
 
     @property
@@ -619,7 +619,7 @@ class PeGaSus(PeGaSusWholeStream, CentralBaseline):
 
     def __init__(self, eps, w, ratio_g=0.2, theta_mult=5.0):
         super().__init__(eps, w)
-        self.ratio_g, self.theta_mult = check_fraction(ratio_g, "ratio_g"), check_eps(theta_mult, "theta_mult")
+        self.ratio_g, self.theta_mult = check_fraction(ratio_g, "ratio_g"), check_positive(theta_mult, "theta_mult")
         self.eps_pp, self.eps_g = (1 - self.ratio_g) * self.eps / self.w, self.ratio_g * self.eps / self.w
 
     @property

@@ -6,18 +6,19 @@ Docs: https://wevent-nb.github.io/wevent_nb/core.html.md"""
 
 # %% ../nbs/00_core.ipynb #35762f3f
 from __future__ import annotations
-import math, numbers, hashlib, sys
+import functools, inspect, math, numbers, hashlib, sys
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Iterable, NamedTuple, Sequence
 import numpy as np
 
 # %% auto #0
-__all__ = ['STREAM_KINDS', 'REL_TOL', 'NOISE_ROLES', 'SVT_MODES', 'LAPLACE_BLOCK', 'PrivacyBudgetExceeded', 'check_eps',
-           'check_int', 'check_w', 'check_fraction', 'check_array', 'check_counts', 'check_categories',
-           'check_in_range', 'as_rng', 'spawn_rngs', 'seed_from_key', 'HistogramStream', 'CategoricalAggregate',
-           'CategoricalPopulation', 'NumericPopulation', 'PersonalizedPopulation', 'ScalarStream', 'Ledger', 'Release',
-           'Mechanism', 'MechanismInfo', 'register', 'list_mechanisms', 'get_mechanism', 'ToyUniform', 'ToyOverspend',
-           'Draw', 'NoiseRecorder', 'NoiseNotBooked', 'noise_spends', 'check_noise_ledger', 'LaplaceSource']
+__all__ = ['EPS_MIN', 'EPS_MAX', 'STREAM_KINDS', 'REL_TOL', 'GUARANTEES', 'NOISE_ROLES', 'SVT_MODES', 'LAPLACE_BLOCK',
+           'PrivacyBudgetExceeded', 'UnprovenConfiguration', 'check_eps', 'check_positive', 'check_bool', 'check_int',
+           'check_w', 'check_fraction', 'check_array', 'check_counts', 'check_categories', 'check_in_range', 'as_rng',
+           'spawn_rngs', 'seed_from_key', 'HistogramStream', 'CategoricalAggregate', 'CategoricalPopulation',
+           'NumericPopulation', 'PersonalizedPopulation', 'ScalarStream', 'Ledger', 'Release', 'Mechanism',
+           'MechanismInfo', 'register', 'list_mechanisms', 'get_mechanism', 'ToyUniform', 'ToyOverspend', 'Draw',
+           'NoiseRecorder', 'NoiseNotBooked', 'noise_spends', 'check_noise_ledger', 'LaplaceSource']
 
 # %% ../nbs/00_core.ipynb #e2a90127
 class PrivacyBudgetExceeded(Exception):
@@ -30,17 +31,40 @@ class PrivacyBudgetExceeded(Exception):
         super().__init__(message or f"privacy account {account!r} spent {self.spent:.6g} in {where}, "
                          f"budget {self.budget:.6g} (overspend {self.overspend:.3g})")
 
+class UnprovenConfiguration(PrivacyBudgetExceeded):
+    "The release of a configuration that no derivation covers, checked without the caller's opt-in (`allow_unproven=True`)."
+    def __init__(self, mechanism: str, reason: str):
+        self.mechanism, self.reason = mechanism, reason
+        self.account = self.window = self.spent = self.budget = self.overspend = None
+        Exception.__init__(self, f"{mechanism} is not covered by a privacy derivation: {reason}. Its release is not private "
+                                 f"(release.private is False). Construct it with allow_unproven=True to run it anyway "
+                                 f"(e.g. to reproduce a paper's figures); its release stays flagged as not private")
+
 # %% ../nbs/00_core.ipynb #2725fb1f
 def _bad(name, value, allowed):
     v = value if not isinstance(value, np.ndarray) else f"array(shape={value.shape}, dtype={value.dtype})"
     return ValueError(f"{name}={v!r} is not allowed: {name} must be {allowed}")
 
+EPS_MIN = 1e-10  # smallest budget: eps/w for w up to 10^4 is >= 1e-14, some 45 ulps above 1 after exp, so randomizers' p and q still differ
+EPS_MAX = 300.0  # largest budget: randomizers square exp(eps) (SW's band), and exp(2 * 300) ~ 1e260 stays below the largest double, 1.8e308
+_EPS_RANGE = f"a finite real number in [{EPS_MIN:g}, {EPS_MAX:g}] (the range whose noise scales and exp(eps) are finite doubles)"
+
 def check_eps(eps, name="eps") -> float:
-    "Validate a privacy budget: a finite real number > 0."
-    if isinstance(eps, bool) or not isinstance(eps, numbers.Real): raise _bad(name, eps, "a finite real number > 0")
+    "Validate a privacy budget: a real number in [EPS_MIN, EPS_MAX], where noise scales and exp(eps) are finite doubles."
+    if isinstance(eps, bool) or not isinstance(eps, numbers.Real): raise _bad(name, eps, _EPS_RANGE)
     e = float(eps)
-    if not math.isfinite(e) or e <= 0: raise _bad(name, eps, "a finite real number > 0")
+    if not math.isfinite(e) or not EPS_MIN <= e <= EPS_MAX: raise _bad(name, eps, _EPS_RANGE)
     return e
+
+def check_positive(x, name) -> float:
+    "Validate a positive parameter that is not a privacy budget (a scale, a constant of a method): a finite real number > 0."
+    if isinstance(x, bool) or not isinstance(x, numbers.Real) or not math.isfinite(float(x)) or float(x) <= 0: raise _bad(name, x, "a finite real number > 0")
+    return float(x)
+
+def check_bool(x, name) -> bool:
+    "Validate a flag: True or False (numpy booleans accepted)."
+    if not isinstance(x, (bool, np.bool_)): raise _bad(name, x, "True or False")
+    return bool(x)
 
 def check_int(n, name, minimum=None, maximum=None) -> int:
     "Validate an integer (numpy integers and integral floats such as 3.0 accepted) within [minimum, maximum]."
@@ -587,37 +611,106 @@ class Ledger:
 # %% ../nbs/00_core.ipynb #0e27608f
 @dataclass
 class Release:
-    "What a mechanism returns: estimates (T x d or T), published flags (T), the ledger and diagnostics."
+    "What a mechanism returns: estimates (T x d or T), published flags (T), the ledger, diagnostics, and whether a derivation covers it."
     estimates: np.ndarray
     published: np.ndarray
     ledger: Ledger
     mechanism: str = ""
     params: dict = field(default_factory=dict)
     info: dict = field(default_factory=dict)
+    guarantee: str = ""            # what the mechanism promises (`Mechanism.guarantee`)
+    private: bool = True           # False when no derivation covers the configuration; `reason` says why
+    reason: str = ""
+    allow_unproven: bool = False   # the caller opted in to the unproven configuration (check() then verifies the books only)
     def check(self) -> "Release":
-        "Verify the privacy accounting over every window; raise `PrivacyBudgetExceeded` if it fails."
+        "Verify the privacy accounting over every window (`PrivacyBudgetExceeded`); a release no derivation covers raises `UnprovenConfiguration` unless its mechanism was built with `allow_unproven=True`."
+        if not self.private and not self.allow_unproven: raise UnprovenConfiguration(self.mechanism or "this mechanism", self.reason)
         self.ledger.check(); return self
     @property
     def T(self) -> int: return len(self.estimates)
     @property
     def publication_rate(self) -> float: return float(np.mean(self.published))
     def __repr__(self):
+        flag = "" if self.private else f", NOT PRIVATE ({self.reason})"
         return (f"Release({self.mechanism or '?'} {self.params}, estimates {np.shape(self.estimates)}, "
-                f"published {int(np.sum(self.published))}/{len(self.published)}, {self.ledger!r})")
+                f"published {int(np.sum(self.published))}/{len(self.published)}, {self.ledger!r}{flag})")
 
 # %% ../nbs/00_core.ipynb #41cba6b2
+GUARANTEES = {"histogram": "central w-event eps-DP (one account: the stream)",
+              "categorical": "w-event eps-LDP for every user (one account per user)",
+              "numeric": "w-event eps-LDP for every user (one account per user)",
+              "personalized": "personalized w-event DP: user i's (eps_i, w_i) (one account per user)",
+              "scalar": "event-level eps-DP (one account per event)"}
+
+def _release_check(mech, rel):
+    "Raise a ValueError on non-finite estimates, then check the release (books, and the configuration's cover)."
+    est = np.asarray(rel.estimates)
+    if est.dtype.kind in "fc" and not np.all(np.isfinite(est)):
+        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(est))[0])
+        raise ValueError(f"{mech!r} released a non-finite estimate ({est[bad]}) at index {bad}: its per-timestamp budget is outside "
+                         f"what its arithmetic represents; use eps in [{EPS_MIN:g}, {EPS_MAX:g}] and a w that leaves eps/w well above {EPS_MIN:g}")
+    return rel.check()
+
+def _checked_run(run):
+    "Wrap a mechanism's `run`: its Release is sealed with the configuration's guarantee and, unless check=False, checked."
+    if getattr(run, "_checked", False): return run        # a class reusing another class's (already wrapped) run
+    def wrapper(self, stream, rng=None, check=True):
+        check = check_bool(check, "check")
+        outer = not self.__dict__.get("_in_run", False)   # a run calling its parent's run is checked once, at the top
+        self.__dict__["_in_run"] = True
+        try: rel = run(self, stream, rng)
+        finally:
+            if outer: self.__dict__["_in_run"] = False
+        if not outer: return rel
+        self._seal(rel)
+        return _release_check(self, rel) if check else rel
+    functools.update_wrapper(wrapper, run)
+    sig = inspect.signature(run)
+    wrapper.__signature__ = sig.replace(parameters=[*sig.parameters.values(), inspect.Parameter("check", inspect.Parameter.KEYWORD_ONLY, default=True)])
+    wrapper.__doc__ = (run.__doc__ or "Process the whole stream.") + " Checks the release unless check=False."
+    wrapper._checked = True
+    return wrapper
+
+def _sealed_finish(finish):
+    "Wrap a mechanism's `finish`: its Release is sealed with the configuration's guarantee."
+    if getattr(finish, "_sealed", False): return finish   # already wrapped (inherited from a Mechanism)
+    def wrapper(self): return self._seal(finish(self))
+    wrapper._sealed = True
+    return functools.update_wrapper(wrapper, finish)
+
 class Mechanism:
-    "Base class: validated privacy parameters, `run(stream, rng) -> Release`, optional step-wise `start`/`step`."
+    "Base class: validated privacy parameters, a stated guarantee, `run(stream, rng) -> Release` (checked), optional step-wise `start`/`step`."
     name: ClassVar[str] = ""
     paper: ClassVar[str] = ""
     stream_kind: ClassVar[str] = "histogram"
     summary: ClassVar[str] = ""
+    derivation: ClassVar[str] = ""      # where the notebook derives the guarantee (notebook: section)
     noise_roles: ClassVar[dict] = {}    # drawing method -> (role, sensitivity or d -> sensitivity); see `noise_spends`
     svt_mode: ClassVar[str] = "single"  # how the mechanism's SVT uses threshold noise; see `noise_spends`
-    def __init__(self, eps, w):
+    allow_unproven: bool = False        # the caller's opt-in to a configuration `unproven()` names
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        cls.run, cls.finish = _checked_run(cls.run), _sealed_finish(cls.finish)   # also a run or finish inherited from a mixin
+    def __init__(self, eps, w, allow_unproven=False):
         self.eps, self.w = check_eps(eps), check_w(w)
+        self.allow_unproven = check_bool(allow_unproven, "allow_unproven")
     @property
     def params(self) -> dict: return {"eps": self.eps, "w": self.w}
+    @property
+    def guarantee(self) -> str:
+        "What the mechanism promises, by its stream kind (`GUARANTEES`)."
+        return GUARANTEES.get(self.stream_kind, "")
+    def unproven(self) -> str:
+        "Why no derivation covers this configuration, or '' when one does (mechanisms with such options override it)."
+        return ""
+    @property
+    def private(self) -> bool:
+        "True when a derivation covers this configuration."
+        return not self.unproven()
+    def _seal(self, rel: Release) -> Release:
+        reason = self.unproven()
+        rel.guarantee, rel.private, rel.reason, rel.allow_unproven = self.guarantee, not reason, reason, self.allow_unproven
+        return rel
     def check_stream(self, stream):
         "Reject a stream of the wrong kind with a clear message."
         want = STREAM_KINDS.get(self.stream_kind)
@@ -640,6 +733,7 @@ class Mechanism:
         self.start(s.T, s.d, rng)
         for t in range(s.T): self.step(s.counts[t])
         return self.finish()
+    run = _checked_run(run)
     def __repr__(self): return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.params.items())})"
 
 @dataclass(frozen=True)
@@ -691,6 +785,7 @@ def get_mechanism(name: str, **params) -> Mechanism:
 class ToyUniform(Mechanism):
     "Teaching example: eps/w per timestamp, Laplace(w/eps) noise on every bin (not registered)."
     name, paper, stream_kind = "ToyUniform", "core example", "histogram"
+    derivation = "00_core: A worked example (Eq. 1 with eps/w at every timestamp)"
     share = 1.0  # the toy spends eps/(w - 1 + share) per timestamp; share=1 is correct
     def start(self, T, d, rng=None):
         self._rng, self._T, self._d, self._t = as_rng(rng), T, d, 0
@@ -779,7 +874,7 @@ def check_noise_ledger(mech, stream, seed: int = 0) -> dict:
                              f"({len(bad)} timestamp(s) short); draws at t: {at}")
     if standing > slack(booked_standing):
         raise NoiseNotBooked(f"{type(mech).__name__}: its threshold noise implies a standing eps {standing:.6g}, the ledger books {booked_standing:.6g}")
-    again = mech.run(stream, rng=seed)
+    again = mech.run(stream, rng=seed, check=False)
     if not np.array_equal(again.estimates, rel.estimates):
         raise NoiseNotBooked(f"{type(mech).__name__}.run(rng={seed}) differs from its recorded step-wise run: its run is not tied to the recorded draws")
     return dict(draws=len(rec.draws), implied=implied, booked=booked, standing=standing, booked_standing=booked_standing, release=rel)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Callable
 import numpy as np
 import pandas as pd
-from .core import (check_int, check_fraction, check_eps, check_w, check_array, check_counts, check_categories,
+from .core import (check_int, check_fraction, check_eps, check_positive, check_w, check_array, check_counts, check_categories,
                             as_rng, spawn_rngs, HistogramStream, CategoricalAggregate, CategoricalPopulation,
                             NumericPopulation, PersonalizedPopulation, ScalarStream)
 
@@ -121,7 +121,7 @@ def pbd_synthetic(model: str = "TLNS", N: int = 10_000, T: int = 10_000, rng=Non
 def budget_levels(eps: float = 0.6, step: float = 0.2, top: float = 1.0) -> np.ndarray:
     "The personalized budget set {eps, eps+step, ..., top} of PBD/PBA Table 3 (just {eps} when eps > top)."
     eps = check_eps(eps)
-    lv = np.round(np.arange(eps, top + 1e-9, check_eps(step, "step")), 10)
+    lv = np.round(np.arange(eps, top + 1e-9, check_positive(step, "step")), 10)
     return lv if lv.size else np.array([eps])
 
 def window_levels(w: int = 120, step: int = 40) -> np.ndarray:
@@ -201,7 +201,7 @@ def capp_pulse(T: int = 1000, period: int = 5) -> NumericPopulation:
 def capp_sinusoidal(T: int = 1000, period: float = 20.0) -> NumericPopulation:
     "CAPP Fig. 11 Sinusoidal stream x_t = 0.5 + 0.5 sin(2 pi t / P), P = 20 (the paper gives no formula: P is this implementation's choice)."
     t = np.arange(1, check_int(T, "T", minimum=1) + 1)
-    return NumericPopulation(np.clip(0.5 + 0.5 * np.sin(2 * np.pi * t / check_eps(period, "period")), 0, 1)[None, :], name="CAPP Sinusoidal")
+    return NumericPopulation(np.clip(0.5 + 0.5 * np.sin(2 * np.pi * t / check_positive(period, "period")), 0, 1)[None, :], name="CAPP Sinusoidal")
 
 def capp_sin_data(d: int = 5, T: int = 1000, phases=None) -> NumericPopulation:
     "CAPP Fig. 10 Sin-data: row k = 0.5 + 0.5 sin(2 pi (k/100) t + phi_k), k = 1..d (the paper gives no formula: this is a choice)."

@@ -10,7 +10,7 @@ import math
 from typing import ClassVar
 import numpy as np
 from .core import (Mechanism, Release, Ledger, ScalarStream, HistogramStream, NoiseRecorder, register, as_rng,
-                            check_eps, check_w, check_int, check_fraction, check_in_range, NoiseNotBooked, REL_TOL)
+                            check_eps, check_positive, check_w, check_int, check_fraction, check_in_range, NoiseNotBooked, REL_TOL)
 from .baselines import PeGaSus, check_choice
 
 # %% auto #0
@@ -325,7 +325,7 @@ class DelayMechanism(Mechanism):
         if not isinstance(clip_output, (bool, np.bool_)): raise ValueError(f"clip_output={clip_output!r} is not allowed: clip_output must be True or False")
         self.truncation, self.clip_output = bool(truncation), bool(clip_output)
         self.interval = check_int(interval, "interval", minimum=1)
-        self.tau_step = check_eps(tau_step, "tau_step")
+        self.tau_step = check_positive(tau_step, "tau_step")
         f = self.eps_g_default if eps_g_frac is None else eps_g_frac
         self.eps_g_frac = 0.0 if self.eps_g_default == 0 and eps_g_frac is None else check_fraction(f, "eps_g_frac")
         self.eps_g, self.eps_p = self.eps_g_frac * self.eps, (1 - self.eps_g_frac) * self.eps
@@ -561,7 +561,7 @@ class BucOrder(DelayMechanism):
     summary = "GRR bucket per value at eps/4, Lap(Delta_s/(3 eps/4)) on each bucket sum, mean clipped to the bucket"
     def __init__(self, eps, w, m=100.0, truncation=False, interval=5, tau_step=5.0, clip_output=False, eps_g_frac=None):
         super().__init__(eps, w, truncation, interval, tau_step, clip_output, eps_g_frac)
-        self.m = check_eps(m, "m")
+        self.m = check_positive(m, "m")
     @property
     def params(self) -> dict: return {**super().params, "m": self.m}
     def _init(self):
@@ -630,7 +630,7 @@ class PeGaSusEvent(DelayMechanism):
     noise_roles = {"_perturb": ("release", 1.0), "_new_thresholds": ("svt_threshold", 2.0), "_deviations": ("svt_query", 2.0)}
     def __init__(self, eps, w, theta=3.0, clip_output=False, eps_g_frac=None):
         super().__init__(eps, w, clip_output=clip_output, eps_g_frac=eps_g_frac)
-        self.theta = check_eps(theta, "theta")
+        self.theta = check_positive(theta, "theta")
     @property
     def params(self) -> dict: return {"eps": self.eps, "w": self.w, "theta": self.theta, "clip_output": self.clip_output, "eps_g_frac": self.eps_g_frac}
     @property

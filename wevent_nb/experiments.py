@@ -28,7 +28,7 @@ __all__ = ['STD_COLS', 'SCHEDULER_ENV', 'CONNECT_TIMEOUT', 'CHUNKS_PER_WORKER', 
            'read_claims', 'Explorer', 'explorer']
 
 # %% ../nbs/20_experiments.ipynb #b6970211
-STD_COLS = ("dataset", "mechanism", "rep", "seed", "metric", "value", "seconds", "ledger_ok", "ledger_error")
+STD_COLS = ("dataset", "mechanism", "rep", "seed", "metric", "value", "seconds", "ledger_ok", "ledger_error", "private")
 
 def _plain(v, name="param"):
     "A JSON-able plain Python value: numpy scalars/arrays become Python numbers/lists."
@@ -136,21 +136,21 @@ def _call_metric(fn, release, truth) -> float:
     return float(v)
 
 def run_cell(cell: Cell, stream, spec, metrics: list, truth) -> dict:
-    "Run one cell: build the mechanism, release with the cell's seed, check the ledger, score the metrics."
+    "Run one cell: build the mechanism, release with the cell's seed, check the ledger, score the metrics; ledger_ok only when the books pass and a derivation covers the configuration."
     mech = make_mechanism(spec, cell.all_params)
     t0 = time.perf_counter()
-    rel = mech.run(stream, rng=cell.seed)
+    rel = mech.run(stream, rng=cell.seed, check=False)      # a failing check is recorded, not raised, so the grid goes on
     secs = time.perf_counter() - t0
-    try: rel.ledger.check(); ok, err = True, ""
+    try: rel.ledger.check(); ok, err = rel.private, ("" if rel.private else f"not private: {rel.reason}")
     except PrivacyBudgetExceeded as e: ok, err = False, str(e)
     vals = [[name, _call_metric(fn, rel, truth)] for name, fn in metrics]
     return dict(key=cell.key, dataset=cell.dataset, mechanism=cell.mechanism, params=cell.params, fixed=cell.fixed,
-                rep=cell.rep, seed=cell.seed, seconds=secs, ledger_ok=ok, ledger_error=err, values=vals)
+                rep=cell.rep, seed=cell.seed, seconds=secs, ledger_ok=ok, ledger_error=err, private=rel.private, values=vals)
 
 # %% ../nbs/20_experiments.ipynb #f97c4ad1
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS cells (key TEXT PRIMARY KEY, dataset TEXT, mechanism TEXT, params TEXT, fixed TEXT,
-    rep INTEGER, seed INTEGER, seconds REAL, ledger_ok INTEGER, ledger_error TEXT, finished REAL);
+    rep INTEGER, seed INTEGER, seconds REAL, ledger_ok INTEGER, ledger_error TEXT, finished REAL, private INTEGER DEFAULT 1);
 CREATE TABLE IF NOT EXISTS results (key TEXT, pos INTEGER, metric TEXT, value REAL, PRIMARY KEY (key, pos));
 """
 
@@ -160,7 +160,10 @@ class ResultStore:
         self.path = str(path)
         self.con = sqlite3.connect(self.path, timeout=60, check_same_thread=False)
         self.con.execute("PRAGMA journal_mode=WAL"); self.con.execute("PRAGMA synchronous=NORMAL")
-        self.con.executescript(_SCHEMA); self.con.commit()
+        self.con.executescript(_SCHEMA)
+        if "private" not in {r[1] for r in self.con.execute("PRAGMA table_info(cells)")}:   # a store written before the column existed
+            self.con.execute("ALTER TABLE cells ADD COLUMN private INTEGER DEFAULT 1")
+        self.con.commit()
 
     def done_keys(self) -> set[str]:
         "Keys of the finished cells."
@@ -169,9 +172,11 @@ class ResultStore:
     def write(self, rec: dict):
         "Store one finished cell (record and metric values) in a single committed transaction."
         with self.con:
-            self.con.execute("INSERT OR REPLACE INTO cells VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+            self.con.execute("INSERT OR REPLACE INTO cells (key, dataset, mechanism, params, fixed, rep, seed, seconds, ledger_ok, ledger_error, finished, private) "
+                             "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                              (rec["key"], rec["dataset"], rec["mechanism"], json.dumps(rec["params"]), json.dumps(rec["fixed"]),
-                              int(rec["rep"]), int(rec["seed"]), float(rec["seconds"]), int(bool(rec["ledger_ok"])), rec["ledger_error"], time.time()))
+                              int(rec["rep"]), int(rec["seed"]), float(rec["seconds"]), int(bool(rec["ledger_ok"])), rec["ledger_error"], time.time(),
+                              int(bool(rec.get("private", True)))))
             self.con.execute("DELETE FROM results WHERE key=?", (rec["key"],))
             self.con.executemany("INSERT INTO results VALUES (?,?,?,?)",
                                  [(rec["key"], i, m, None if math.isnan(v) else float(v)) for i, (m, v) in enumerate(rec["values"])])
@@ -182,10 +187,10 @@ class ResultStore:
         for k, pos, m, v in self.con.execute("SELECT key, pos, metric, value FROM results ORDER BY key, pos"):
             vals.setdefault(k, []).append([m, float("nan") if v is None else v])
         out = {}
-        for row in self.con.execute("SELECT key, dataset, mechanism, params, fixed, rep, seed, seconds, ledger_ok, ledger_error FROM cells"):
+        for row in self.con.execute("SELECT key, dataset, mechanism, params, fixed, rep, seed, seconds, ledger_ok, ledger_error, private FROM cells"):
             k = row[0]
             out[k] = dict(key=k, dataset=row[1], mechanism=row[2], params=json.loads(row[3]), fixed=json.loads(row[4]), rep=row[5],
-                          seed=row[6], seconds=row[7], ledger_ok=bool(row[8]), ledger_error=row[9], values=vals.get(k, []))
+                          seed=row[6], seconds=row[7], ledger_ok=bool(row[8]), ledger_error=row[9], private=bool(row[10]), values=vals.get(k, []))
         if keys is not None: out = {k: out[k] for k in keys if k in out}
         return out
 
@@ -213,9 +218,9 @@ def records_to_frame(records, param_names=None) -> pd.DataFrame:
     if param_names is None: param_names = list(dict.fromkeys(k for r in records for k in r["params"]))
     cols = ["dataset", "mechanism", *param_names, *STD_COLS[2:]]
     rows = [(r["dataset"], r["mechanism"], *(r["params"].get(p) for p in param_names), r["rep"], r["seed"], m, v,
-             r["seconds"], r["ledger_ok"], r["ledger_error"]) for r in records for m, v in r["values"]]
+             r["seconds"], r["ledger_ok"], r["ledger_error"], r.get("private", True)) for r in records for m, v in r["values"]]
     df = pd.DataFrame(rows, columns=cols)
-    return df.astype({"rep": "int64", "seed": "int64", "value": "float64", "seconds": "float64", "ledger_ok": "bool"})
+    return df.astype({"rep": "int64", "seed": "int64", "value": "float64", "seconds": "float64", "ledger_ok": "bool", "private": "bool"})
 
 def param_columns(df: pd.DataFrame) -> list[str]:
     "The swept-parameter columns of a tidy results frame."
@@ -406,7 +411,7 @@ def run_grid(grid: Grid, store: ResultStore | str | Path | None = None, executor
     finally:
         if opened: store.close()
     if failed: raise CellsFailed(df, pd.DataFrame(failed))
-    bad = df[~df["ledger_ok"]].drop_duplicates(["dataset", "mechanism", *grid.params, "rep"])
+    bad = df[~df["ledger_ok"] & df["private"]].drop_duplicates(["dataset", "mechanism", *grid.params, "rep"])
     if len(bad) and on_ledger_fail == "raise": raise LedgerCheckFailed(df, bad)
     return df
 
@@ -626,12 +631,12 @@ class Explorer(widgets.VBox):
         "Re-run the chosen method with the current eps and w and redraw."
         spec = self.specs[self.method.value]
         params = _accepted(spec, {"eps": float(self.eps_slider.value), "w": int(self.w_slider.value), **self.fixed})
-        try: rel = make_mechanism(spec, params).run(self.stream, rng=self.rng)
+        try: rel = make_mechanism(spec, params).run(self.stream, rng=self.rng, check=False)   # the status line shows the check
         except (ValueError, TypeError) as e:
             self.status.value = f"<b style='color:#b00'>error</b>: {html.escape(str(e))}"; return
         self.last_release = rel
-        try: rel.ledger.check(); msg = "<b style='color:#070'>ledger.check() passes</b>"
-        except PrivacyBudgetExceeded as e: msg = f"<b style='color:#b00'>ledger.check() fails</b>: {html.escape(str(e))}"
+        try: rel.check(); msg = "<b style='color:#070'>release.check() passes</b>"
+        except PrivacyBudgetExceeded as e: msg = f"<b style='color:#b00'>release.check() fails</b>: {html.escape(str(e))}"
         self.status.value = f"{html.escape(self.method.value)} {params}: {msg}"
         self._draw(rel)
 

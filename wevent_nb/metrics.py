@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Callable
 import numpy as np
-from .core import check_array, check_counts, check_int, check_eps, check_fraction, as_rng
+from .core import check_array, check_counts, check_int, check_eps, check_positive, check_fraction, as_rng
 
 # %% auto #0
 __all__ = ['METRICS', 'mae', 'mse', 'mre', 'mre_ldp_ids', 'mre_spas', 'amre', 'draw_range_queries', 'range_counts',
@@ -48,7 +48,7 @@ def mre(est, true, delta: float = 1.0, zero: str = "max") -> float:
     e, t = _pair(est, true)
     if zero not in _ZERO_RULES: raise ValueError(f"zero={zero!r} is not allowed: zero must be one of {_ZERO_RULES}")
     err, mag = np.abs(e - t), np.abs(t)
-    if zero == "max": return float(np.mean(err / np.maximum(mag, check_eps(delta, "delta"))))
+    if zero == "max": return float(np.mean(err / np.maximum(mag, check_positive(delta, "delta"))))
     nz = mag > 0
     if zero == "raise" and not nz.all():
         bad = tuple(int(i) for i in np.argwhere(~nz)[0])
@@ -64,7 +64,7 @@ def mre_ldp_ids(est, true, N: int | None = None, delta: float | None = None) -> 
         delta = 1.0 / check_int(N, "N", minimum=1)
     elif N is not None: raise ValueError(f"give either N or delta, not both (N={N!r}, delta={delta!r})")
     check_counts(true, "true", ndim=None)
-    return mre(est, true, delta=check_eps(delta, "delta"), zero="max")
+    return mre(est, true, delta=check_positive(delta, "delta"), zero="max")
 
 # %% ../nbs/03_metrics.ipynb #fc58c05a
 def mre_spas(est, true) -> float:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 import numpy as np
-from .core import as_rng, check_eps, check_int, check_array, check_counts, check_categories, check_in_range
+from .core import as_rng, check_eps, check_positive, check_int, check_array, check_counts, check_categories, check_in_range
 
 # %% auto #0
 __all__ = ['FO_NAMES', 'laplace_scale', 'laplace_variance', 'laplace_mechanism', 'SVT', 'fo_probabilities', 'grr_mean_variance',
@@ -19,7 +19,7 @@ __all__ = ['FO_NAMES', 'laplace_scale', 'laplace_variance', 'laplace_mechanism',
 # %% ../nbs/01_primitives.ipynb #429e4086
 def laplace_scale(eps, sensitivity=1.0) -> float:
     "Scale b = sensitivity/eps of the Laplace noise that makes a query of that L1 sensitivity eps-DP."
-    return check_eps(sensitivity, "sensitivity") / check_eps(eps)
+    return check_positive(sensitivity, "sensitivity") / check_eps(eps)
 
 def laplace_variance(eps, sensitivity=1.0) -> float:
     "Variance 2 b^2 of one Laplace noise draw with b = sensitivity/eps."
@@ -37,7 +37,7 @@ class SVT:
     "Lyu-Su-Li SVT: rho ~ Lap(D/eps1) once, nu_i ~ Lap(2cD/eps2) (cD/eps2 if monotonic), top iff q_i+nu_i >= T+rho, at most c tops."
     def __init__(self, eps1, eps2, sensitivity=1.0, c=1, monotonic=False):
         self.eps1, self.eps2 = check_eps(eps1, "eps1"), check_eps(eps2, "eps2")
-        self.sensitivity = check_eps(sensitivity, "sensitivity")
+        self.sensitivity = check_positive(sensitivity, "sensitivity")
         self.c = check_int(c, "c", minimum=1)
         if not isinstance(monotonic, (bool, np.bool_)): raise ValueError(f"monotonic={monotonic!r} is not allowed: monotonic must be True or False")
         self.monotonic = bool(monotonic)
@@ -53,7 +53,7 @@ class SVT:
         return self.sensitivity / self.eps1
 
     def _cutoff(self, c):
-        return self.c if c is None else check_eps(c, "c")
+        return self.c if c is None else check_positive(c, "c")
 
     def query_scale(self, c=None) -> float:
         "Scale 2cD/eps2 (cD/eps2 if monotonic) of one query's noise; `c` overrides the cutoff (weighted SVT)."

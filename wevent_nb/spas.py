@@ -8,7 +8,7 @@ Docs: https://wevent-nb.github.io/wevent_nb/spas.html.md"""
 from __future__ import annotations
 import math
 import numpy as np
-from .core import (Mechanism, Release, Ledger, HistogramStream, register, as_rng, check_eps, check_w,
+from .core import (Mechanism, Release, Ledger, HistogramStream, register, as_rng, check_eps, check_positive, check_w,
                             check_int, check_fraction, check_counts, PrivacyBudgetExceeded)
 from .baselines import array_mean
 
@@ -278,7 +278,7 @@ class SPAS(SPASStepwise, SPASSampling, SPASSteps, Mechanism):
         self.unbooked_s2_topup = bool(unbooked_s2_topup)
         if self.unbooked_s2_topup and svt != "paper":
             raise ValueError(f"unbooked_s2_topup=True is not allowed with svt={svt!r}: it tops up the paper SVT's releases")
-        self.delta = check_eps(delta, "delta")
+        self.delta = check_positive(delta, "delta")
 
     @property
     def params(self):
