@@ -131,3 +131,13 @@ def test_bench_command(data_home, tmp_path, capsys):
     assert main(args) == 0 and "0 cells computed" in capsys.readouterr().out      # a second run reads the store
     assert main(["bench", "--family", "global"]) == 2
     assert "family" in capsys.readouterr().err
+
+
+def test_unproven_rows_are_never_ranked():
+    "A configuration no derivation covers (private False) is left out of rankings and of the beaten-by-nothing table, however accurate."
+    rows = [dict(family="central", dataset="d", mechanism=m, eps=1.0, w=10, rep=rep, metric=B.PRIMARY["central"],
+                 value=(1.0 + rep) * scale, private=priv)
+            for m, scale, priv in (("private one", 1.0, True), ("unproven one", 0.01, False)) for rep in range(3)]
+    df = pd.DataFrame(rows)
+    assert list(B.rankings(df).mechanism) == ["private one"]
+    assert list(B.rankings(df.drop(columns="private")).mechanism) == ["unproven one", "private one"]   # the filter is what leaves it out

@@ -186,6 +186,38 @@ def test_ledger_failure_recorded_and_raised(tmp_path):
     assert ok.ledger_ok.all()
 
 
+
+class _ToyUnproven(ToyUniform):
+    "ToyUniform whose accounting, by declaration, no derivation covers."
+    def unproven(self): return "a declared gap"
+
+
+def test_unproven_cells_are_recorded_never_ledger_ok_and_do_not_raise(tmp_path):
+    "Issue 21, finding 3: a grid over a configuration no derivation covers stores ledger_ok False and private False, even with the opt-in."
+    g = _grid(mechanisms={"U": (ToyUniform, {}), "X": (_ToyUnproven, {"allow_unproven": True}), "Y": (_ToyUnproven, {})})
+    with ResultStore(tmp_path / "s.sqlite") as st:
+        df = run_grid(g, st, executor="serial", progress=False)          # books pass everywhere: nothing raises
+        for f in (df, st.frame()):
+            x = f[f.mechanism.isin(["X", "Y"])]
+            assert (~x.ledger_ok).all() and (~x.private).all() and x.ledger_error.str.contains("a declared gap").all()
+            u = f[f.mechanism == "U"]
+            assert u.ledger_ok.all() and u.private.all()
+
+
+def test_a_store_written_before_the_private_column_still_resumes(tmp_path):
+    import sqlite3
+    path = tmp_path / "old.sqlite"
+    con = sqlite3.connect(path)
+    con.executescript("""CREATE TABLE cells (key TEXT PRIMARY KEY, dataset TEXT, mechanism TEXT, params TEXT, fixed TEXT,
+        rep INTEGER, seed INTEGER, seconds REAL, ledger_ok INTEGER, ledger_error TEXT, finished REAL);
+        CREATE TABLE results (key TEXT, pos INTEGER, metric TEXT, value REAL, PRIMARY KEY (key, pos));""")
+    con.close()
+    g = _grid(mechanisms={"U": (ToyUniform, {})})
+    with ResultStore(path) as st:
+        df = run_grid(g, st, executor="serial", progress=False)
+        assert df.private.all() and len(st) == len(g)
+
+
 # ---------------------------------------------------------------- store
 def test_store_resume_skips_and_matches(tmp_path):
     g = _grid()

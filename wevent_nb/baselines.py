@@ -15,19 +15,14 @@ from .core import (Ledger, Release, Mechanism, HistogramStream, LaplaceSource, r
                             check_int, check_fraction, check_counts, check_array)
 
 # %% auto #0
-__all__ = ['KELLARIS', 'PAIRWISE_MIN', 'check_w_fits', 'check_real', 'check_choice', 'CentralBaseline', 'Uniform', 'Sample',
-           'bd_threshold', 'numpy_sum', 'array_mean', 'mean_abs_change', 'mean_rel_change', 'BD', 'BA',
-           'FASTWholeStream', 'FAST', 'DSATWholeStream', 'DSAT', 'DSATClipped', 'sorted_median', 'sorted_medians',
-           'group_means', 'AdaPubWholeStream', 'AdaPub', 'group_deviation', 'PeGaSusWholeStream', 'PeGaSus', 'Constant',
-           'BDHalfNoise', 'BAStaleLast', 'DSATNoThresholdNoise']
+__all__ = ['KELLARIS', 'PAIRWISE_MIN', 'check_real', 'check_choice', 'CentralBaseline', 'Uniform', 'Sample', 'bd_threshold',
+           'numpy_sum', 'array_mean', 'mean_abs_change', 'mean_rel_change', 'BD', 'BA', 'FASTWholeStream', 'FAST',
+           'DSATWholeStream', 'DSAT', 'DSATClipped', 'sorted_median', 'sorted_medians', 'group_means',
+           'AdaPubWholeStream', 'AdaPub', 'group_deviation', 'PeGaSusWholeStream', 'PeGaSus', 'Constant', 'BDHalfNoise',
+           'BAStaleLast', 'DSATNoThresholdNoise']
 
 # %% ../nbs/04_baselines.ipynb #59b653dd
 KELLARIS = "Kellaris et al. 2014 (used by SPAS and PBD/PBA)"
-
-def check_w_fits(w: int, T: int) -> int:
-    "Reject a window longer than the stream with a ValueError naming both w and T."
-    if w > T: raise ValueError(f"w={w} is larger than the stream (T={T} timestamps): w must be <= T")
-    return w
 
 def check_real(x, name: str) -> float:
     "Validate a finite real number (any sign)."
@@ -48,9 +43,8 @@ class CentralBaseline(Mechanism):
     flags: ClassVar[tuple] = ()             # per-timestamp boolean diagnostics
 
     def start(self, T, d, rng=None):
-        "Begin a step-wise run over T timestamps of dimension d (raises if w > T); returns self."
+        "Begin a step-wise run over T timestamps of dimension d (T < w is a legitimate prefix of an infinite stream); returns self."
         T, d = check_int(T, "T", minimum=1), check_int(d, "d", minimum=1)
-        check_w_fits(self.w, T)
         self._rng, self._T, self._d, self._t = as_rng(rng), T, d, 0
         self._ledger = Ledger.central(T, self.eps, self.w)
         self._spent = np.zeros(T)               # eps spent per timestamp, booked in the ledger by finish
@@ -118,6 +112,7 @@ class CentralBaseline(Mechanism):
 @register
 class Uniform(CentralBaseline):
     "Kellaris et al. 2014: every timestamp released with budget eps/w, Laplace(w/eps) noise on every bin."
+    derivation = "04_baselines: Uniform (eps/w at every timestamp, Eq. 1)"
     name, paper = "Uniform", KELLARIS
     summary = "eps/w at every timestamp, Laplace(w/eps) noise per bin"
     diagnostics = ("eps_pub",)
@@ -142,6 +137,7 @@ class Uniform(CentralBaseline):
 @register
 class Sample(CentralBaseline):
     "Kellaris et al. 2014: publish with the whole budget eps once per block of w timestamps, copy in between."
+    derivation = "04_baselines: Sample (the whole eps once every w timestamps)"
     name, paper = "Sample", KELLARIS
     summary = "eps at t = 0, w, 2w, ...; copy the last release in between"
     diagnostics = ("eps_pub",)
@@ -196,6 +192,8 @@ def mean_rel_change(new, old) -> float:
 @register
 class BD(CentralBaseline):
     "Kellaris et al. 2014 Budget Distribution: private dissimilarity test, then half the window's remaining budget."
+    accounting_options = {"remaining": ("w_slots", "history")}
+    derivation = "04_baselines: BD (eps/(2w) a step on the dissimilarity, publications from the window's remaining eps/2)"
     name, paper = "BD", KELLARIS
     summary = "eps/(2w) per step on a private dissimilarity; publish with half the remaining eps/2 of the window"
     diagnostics = ("eps_dis", "eps_pub", "dis", "eps_cand")
@@ -242,6 +240,8 @@ class BD(CentralBaseline):
 @register
 class BA(BD):
     "Kellaris et al. 2014 Budget Absorption: publications absorb skipped shares and nullify as many successors."
+    accounting_options = {}
+    derivation = "04_baselines: BA (eps/(2w) a step on the dissimilarity, absorbed and nullified publication budgets)"
     name, paper = "BA", KELLARIS
     summary = "eps/(2w) per step on a private dissimilarity; publications absorb unused shares eps/(2w) and nullify successors"
     diagnostics = ("eps_dis", "eps_pub", "dis", "eps_cand", "shares")
@@ -304,6 +304,7 @@ class FASTWholeStream:
 @register
 class FAST(FASTWholeStream, CentralBaseline):
     "Fan & Xiong's FAST (Kalman prediction + PID sampling), w-event: at most M = ceil(ratio*w) samples per window."
+    derivation = "04_baselines: FAST (Accounting: M samples of eps/M, at most M in any window)"
     name, paper = "FAST", "Fan & Xiong 2012/2014, w-event adaptation (used by SPAS)"
     summary = "Kalman filter per bin, PID-controlled sampling, at most ceil(0.075 w) samples at eps/M in any window"
     diagnostics = ("eps_pub", "interval")
@@ -389,6 +390,7 @@ class DSATWholeStream:
 @register
 class DSAT(DSATWholeStream, CentralBaseline):
     "Li et al. 2015 DSAT (benchmark's w-event variant): feedback-adjusted SVT sampling, at most ceil(0.15 w) samples per window."
+    derivation = "04_baselines: DSAT (its accounting, and the erratum on the benchmark's threshold test)"
     name, paper = "DSAT", "Li et al. 2015, benchmark w-event variant (used by SPAS)"
     summary = "SVT-tested sampling (restarted after every sample) against a feedback threshold; at most C_D = ceil(0.15 w) samples at eps/(2 C_D) per window"
     diagnostics = ("eps_pub", "eps_svt", "threshold", "base")
@@ -521,6 +523,7 @@ class AdaPubWholeStream:
 @register
 class AdaPub(AdaPubWholeStream, CentralBaseline):
     "Wang et al. 2019 AdaPub: uniform eps/w with dimension grouping, PID-driven time grouping and median smoothing."
+    derivation = "04_baselines: AdaPub (sampling budget and the grouping SVT per window)"
     name, paper = "AdaPub", "Wang et al. 2019 (used by SPAS)"
     summary = "0.8 eps/w per step on grouped bins; 0.2 eps per window on time-grouping tests; median of the time group"
     diagnostics = ("eps_pub", "eps_test", "n_groups")
@@ -611,6 +614,7 @@ class PeGaSusWholeStream:
 @register
 class PeGaSus(PeGaSusWholeStream, CentralBaseline):
     "Chen et al. 2017 PeGaSus per bin: Laplace perturber, SVT-style online grouper, mean smoother; eps/w per step."
+    derivation = "04_baselines: PeGaSus (perturber eps_p/w and grouper eps_g/w per timestamp)"
     name, paper = "PeGaSus", "Chen et al. 2017, w-event adaptation (used by SPAS)"
     summary = "per bin: perturb at 0.8 eps/w, group online with an SVT at 0.2 eps/w, release the group mean"
     diagnostics = ("eps_pub", "eps_group")
@@ -672,6 +676,7 @@ class PeGaSus(PeGaSusWholeStream, CentralBaseline):
 @register
 class Constant(CentralBaseline):
     "Zero-budget sanity baseline: releases a public constant (scalar or one value per bin) and spends nothing."
+    derivation = "04_baselines: Constant (reads no data, spends 0)"
     name, paper = "Constant", "sanity baseline (this project)"
     summary = "release a public constant (default 0) at every timestamp; spends no budget"
 

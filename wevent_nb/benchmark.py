@@ -184,8 +184,10 @@ Z95 = 1.959964   # two-sided 95%: the normal quantile, turned into Student's t f
 FLOOR = 1e-300   # errors are logged; an exact 0 (a zero-budget release that happens to be right) stays finite
 
 def primary(df: pd.DataFrame, metrics: dict | None = None) -> pd.DataFrame:
-    "The rows of each family's error metric: PRIMARY, or {family: metric} given."
-    return df[df["metric"] == df["family"].map({**PRIMARY, **(metrics or {})})]
+    "The rows of each family's error metric (PRIMARY, or {family: metric} given) of private configurations: a release no derivation covers is never ranked."
+    keep = df["metric"] == df["family"].map({**PRIMARY, **(metrics or {})})
+    if "private" in df: keep &= df["private"].astype(bool)
+    return df[keep]
 
 def point_means(df: pd.DataFrame, metrics: dict | None = None) -> pd.DataFrame:
     "Mean, sd, seeds and standard error of the error (`primary`) at every (family, data set, mechanism, eps, w)."

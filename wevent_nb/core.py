@@ -47,13 +47,14 @@ def _bad(name, value, allowed):
 
 EPS_MIN = 1e-10  # smallest budget: eps/w for w up to 10^4 is >= 1e-14, some 45 ulps above 1 after exp, so randomizers' p and q still differ
 EPS_MAX = 300.0  # largest budget: randomizers square exp(eps) (SW's band), and exp(2 * 300) ~ 1e260 stays below the largest double, 1.8e308
-_EPS_RANGE = f"a finite real number in [{EPS_MIN:g}, {EPS_MAX:g}] (the range whose noise scales and exp(eps) are finite doubles)"
 
-def check_eps(eps, name="eps") -> float:
-    "Validate a privacy budget: a real number in [EPS_MIN, EPS_MAX], where noise scales and exp(eps) are finite doubles."
-    if isinstance(eps, bool) or not isinstance(eps, numbers.Real): raise _bad(name, eps, _EPS_RANGE)
+def check_eps(eps, name="eps", minimum=EPS_MIN) -> float:
+    "Validate a privacy budget: a real number in [EPS_MIN, EPS_MAX]; a share of one (minimum=0, e.g. eps/w inside a primitive) only needs to be > 0."
+    rng_txt = (f"a finite real number in [{EPS_MIN:g}, {EPS_MAX:g}] (the range whose noise scales and exp(eps) are finite doubles)" if minimum > 0
+               else f"a finite real number in (0, {EPS_MAX:g}]")
+    if isinstance(eps, bool) or not isinstance(eps, numbers.Real): raise _bad(name, eps, rng_txt)
     e = float(eps)
-    if not math.isfinite(e) or not EPS_MIN <= e <= EPS_MAX: raise _bad(name, eps, _EPS_RANGE)
+    if not math.isfinite(e) or not (minimum <= e if minimum > 0 else 0 < e) or e > EPS_MAX: raise _bad(name, eps, rng_txt)
     return e
 
 def check_positive(x, name) -> float:
@@ -685,6 +686,7 @@ class Mechanism:
     stream_kind: ClassVar[str] = "histogram"
     summary: ClassVar[str] = ""
     derivation: ClassVar[str] = ""      # where the notebook derives the guarantee (notebook: section)
+    accounting_options: ClassVar[dict] = {}   # {parameter: its other values that change what is spent or booked}: tools/trust_table.py lists each
     noise_roles: ClassVar[dict] = {}    # drawing method -> (role, sensitivity or d -> sensitivity); see `noise_spends`
     svt_mode: ClassVar[str] = "single"  # how the mechanism's SVT uses threshold noise; see `noise_spends`
     allow_unproven: bool = False        # the caller's opt-in to a configuration `unproven()` names

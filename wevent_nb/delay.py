@@ -10,7 +10,7 @@ import math
 from typing import ClassVar
 import numpy as np
 from .core import (Mechanism, Release, Ledger, ScalarStream, HistogramStream, NoiseRecorder, register, as_rng,
-                            check_eps, check_positive, check_w, check_int, check_fraction, check_in_range, NoiseNotBooked, REL_TOL)
+                            check_eps, check_positive, check_bool, check_w, check_int, check_fraction, check_in_range, NoiseNotBooked, REL_TOL)
 from .baselines import PeGaSus, check_choice
 
 # %% auto #0
@@ -350,7 +350,6 @@ class DelayMechanism(Mechanism):
         if d != 1: raise ValueError(f"d={d!r} is not allowed: a scalar stream has d=1")
         if lo is None or hi is None: raise ValueError(f"{type(self).__name__}.start needs the public domain: start(T, 1, rng, lo=..., hi=...)")
         if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi): raise ValueError(f"(lo, hi)={(lo, hi)!r} is not allowed: finite with lo < hi")
-        if self.w > T: raise ValueError(f"w={self.w} is larger than the stream (T={T} timestamps): the delay w must be <= T")
         self._rng, self._T, self._t, self._lo, self._hi, self._d = as_rng(rng), T, 0, float(lo), float(hi), float(hi - lo)
         self._z, self._est = np.zeros(T), np.full(T, np.nan)
         n = -(-T // self.batch_len)
@@ -459,6 +458,8 @@ class DelayMechanism(Mechanism):
 @register
 class Naive(DelayMechanism):
     "Laplace(Delta_s / eps) on every value, released at once (with truncation: in batches of w, for the tau updates)."
+    accounting_options = {"truncation": (True,)}
+    derivation = "14_delay: Setting (Section III): Laplace((hi - lo)/eps) once per event"
     name, realtime = "Naive", True
     summary = "x_t + Lap(Delta_s/eps) per timestamp; with truncation, Delta_s = tau updated every `interval` batches"
     def _process(self, Y, mask, sens, eps_p):
@@ -470,6 +471,8 @@ class Naive(DelayMechanism):
 @register
 class AdaPubEvent(Naive):
     "AdaPub as the authors' event-level port runs it: its deviation test is overwritten, so every value is x_t + Lap(Delta_s / (0.8 eps))."
+    accounting_options = {}            # no truncation: it releases from AdaPub's groups
+    derivation = "14_delay: The methods (AdaPub at event level: each event in one published group)"
     name = "AdaPub-event"
     summary = "the authors' AdaPub port: groups always close, so x_t + Lap(Delta_s/(0.8 eps)); 0.2 eps unused"
     def __init__(self, eps, w, clip_output=False):
@@ -481,6 +484,7 @@ class AdaPubEvent(Naive):
 @register
 class ConstantMid(DelayMechanism):
     "Zero-budget diagnostic: releases the domain's midpoint (lo + hi) / 2 at every timestamp and spends nothing."
+    derivation = "14_delay: The methods (the midpoint reads no data, spends 0)"
     name, realtime = "Constant-mid", True
     summary = "the public domain's midpoint at every timestamp; spends no budget"
     def __init__(self, eps=1.0, w=1, clip_output=False):
@@ -511,13 +515,20 @@ class _Grouped(DelayMechanism):
 @register
 class ContinReduce(_Grouped):
     "Continuous grouping (Algorithm 6) in each batch, Laplace on each group's sum, the group mean released."
+    accounting_options = {"truncation": (True,), "dev_sens_factor": (1,)}
+    derivation = "14_delay: Algorithm 6 (continuous grouping) with the erratum on its SVT calibration; Theorem 4"
     name, mode = "Contin_reduce", "reduce"
     summary = "Algorithm 6 groups (SVT at eps/5), Lap(Delta_s/(4 eps/5)) on each group sum, sum / size"
     noise_roles = {**DELAY_NOISE_ROLES, "_svt_threshold_noise": ("svt_threshold", 2.0), "_svt_query_noise": ("svt_query", 2.0)}
-    def __init__(self, eps, w, theta=3.0, truncation=False, interval=5, tau_step=5.0, clip_output=False, eps_g_frac=None, dev_sens_factor=2.0):
+    def __init__(self, eps, w, theta=3.0, truncation=False, interval=5, tau_step=5.0, clip_output=False, eps_g_frac=None, dev_sens_factor=2.0,
+                 allow_unproven=False):
         super().__init__(eps, w, theta, truncation, interval, tau_step, clip_output, eps_g_frac)
         if dev_sens_factor not in (1, 2): raise ValueError(f"dev_sens_factor={dev_sens_factor!r} is not allowed: 2 (dev's sensitivity, private) or 1 (the paper's Algorithm 6)")
         self.dev_sens_factor = float(dev_sens_factor)
+        self.allow_unproven = check_bool(allow_unproven, "allow_unproven")
+    def unproven(self) -> str:
+        return ("dev_sens_factor=1 calibrates Algorithm 6's SVT for half of dev's sensitivity, so its grouping is only 2 eps_g-DP "
+                "(the erratum on Algorithms 1 and 6)") if self.dev_sens_factor == 1 else ""
     @property
     def params(self) -> dict: return {**super().params, "dev_sens_factor": self.dev_sens_factor}
     @property
@@ -539,6 +550,8 @@ class PeGaSusDelay(ContinPP):
 @register
 class DiscontinReduce(_Grouped):
     "Discontinuous grouping (Algorithm 2, first fit, eps_g/(2w-1) per judgement), Laplace on each group's sum, the group mean."
+    accounting_options = {"truncation": (True,)}
+    derivation = "14_delay: Algorithm 2 (discontinuous grouping: at most w-1 judgements per event); Theorem 4"
     name, mode = "Discontin_reduce", "reduce"
     summary = "Algorithm 2 groups (first fit, SVT at eps_g/(2w-1) per judgement), Lap on group sums, sum / size"
     @property
@@ -557,6 +570,8 @@ class DiscontinPP(DiscontinReduce):
 @register
 class BucOrder(DelayMechanism):
     "BucOrder (Algorithm 5): GRR over buckets of width m (eps_g), Laplace on bucket sums, means clipped to their bucket."
+    accounting_options = {"truncation": (True,)}
+    derivation = "14_delay: BucOrder (Algorithm 5; Theorems 3 and 6)"
     name, eps_g_default = "BucOrder", 0.25
     summary = "GRR bucket per value at eps/4, Lap(Delta_s/(3 eps/4)) on each bucket sum, mean clipped to the bucket"
     def __init__(self, eps, w, m=100.0, truncation=False, interval=5, tau_step=5.0, clip_output=False, eps_g_frac=None):
@@ -579,6 +594,8 @@ class BucOrder(DelayMechanism):
 @register
 class CompOrder(DelayMechanism):
     "CompOrder (Algorithms 3-4): noisy order bits with the next w values (SVT), per-value Laplace, released inside the implied interval."
+    accounting_options = {"truncation": (True,), "rule": ("artifact",)}
+    derivation = "14_delay: CompOrder (Algorithms 3-4; Theorem 2: two SVTs with c = w per event)"
     name, eps_g_default, svt_reach = "CompOrder", 0.25, 1
     summary = "noisy comparisons with w successors (eps/4), Lap per value (3 eps/4), clamp into the order interval; rule='paper' or 'artifact'"
     def __init__(self, eps, w, rule="paper", truncation=False, interval=5, tau_step=5.0, clip_output=False, eps_g_frac=None):
@@ -625,6 +642,7 @@ class CompOrder(DelayMechanism):
 @register
 class PeGaSusEvent(DelayMechanism):
     "PeGaSus (Algorithm 1) at event level: `wevent_nb.baselines.PeGaSus` with w = 1 on the stream scaled to [0, 1], released in real time."
+    derivation = "14_delay: Algorithm 1: PeGaSus (real time) with the erratum on its SVT calibration"
     name, realtime, eps_g_default = "PeGaSus-event", True, 0.2
     summary = "the shared PeGaSus (baselines) with w=1 on the normalised stream: SVT grouping at eps/5, Lap per value at 4 eps/5"
     noise_roles = {"_perturb": ("release", 1.0), "_new_thresholds": ("svt_threshold", 2.0), "_deviations": ("svt_query", 2.0)}

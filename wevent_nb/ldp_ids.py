@@ -416,6 +416,7 @@ class LDPIDSMechanism(_LDPIDSStepwise):
 @register
 class LBU(LDPIDSMechanism):
     "LDP Budget Uniform (Sec. 5.2.1): all users report with eps/w at every timestamp."
+    derivation = "10_ldp_ids: LBU and LSP (Sec. 5.2): eps/w per report"
     name, budget_division = "LBU", True
     summary = "LDP-IDS budget uniform: all users report with eps/w every timestamp"
     def _begin(self):
@@ -431,6 +432,7 @@ class LBU(LDPIDSMechanism):
 @register
 class LSP(LDPIDSMechanism):
     "LDP Sampling (Sec. 5.2.2): all users report with eps at t = 1, w+1, 2w+1, ...; copies in between."
+    derivation = "10_ldp_ids: LBU and LSP (Sec. 5.2): eps once every w timestamps"
     name, budget_division, population_division = "LSP", True, True
     summary = "LDP-IDS sampling: all users report with eps once per window, copy in between"
     def _begin(self):
@@ -487,6 +489,7 @@ class _BudgetAdaptive(LDPIDSMechanism):
 @register
 class LBD(_BudgetAdaptive):
     "LDP Budget Distribution (Algorithm 1): publications get half the remaining publication budget of the window."
+    derivation = "10_ldp_ids: LBD (Algorithm 1) and the erratum on the dissimilarity budget eps/(2w)"
     name = "LBD"
     summary = "LDP-IDS budget distribution: exponentially decreasing publication budgets"
     def _remaining(self, spent_in_window) -> float:
@@ -502,6 +505,7 @@ class LBD(_BudgetAdaptive):
 @register
 class LBA(_BudgetAdaptive):
     "LDP Budget Absorption (Algorithm 2): publications absorb skipped units, then nullify as many timestamps."
+    derivation = "10_ldp_ids: LBA (Algorithm 2) and the erratum on the dissimilarity budget eps/(2w)"
     name = "LBA"
     summary = "LDP-IDS budget absorption: absorb skipped budget units, nullify the following timestamps"
     def _begin(self):
@@ -523,6 +527,7 @@ class LBA(_BudgetAdaptive):
 @register
 class LPU(LDPIDSMechanism):
     "LDP Population Uniform (Sec. 6.1): w fixed random groups report in turn with the full eps."
+    derivation = "10_ldp_ids: The ledger of population division; LPU (Sec. 6.1): each user reports once in w"
     name, population_division = "LPU", True
     summary = "LDP-IDS population uniform: w fixed groups take turns, each report with the full eps"
     def min_users(self): return self.w, f"LPU splits the users into w={self.w} non-empty groups, so it needs N >= w"
@@ -622,6 +627,7 @@ class _PopulationAdaptive(LDPIDSMechanism):
 @register
 class LPD(_PopulationAdaptive):
     "LDP Population Distribution (Algorithm 3): publications get half the remaining publication users of the window."
+    derivation = "10_ldp_ids: The ledger of population division; LPD (Algorithm 3)"
     name = "LPD"
     summary = "LDP-IDS population distribution: exponentially decreasing publication populations"
     @property
@@ -635,6 +641,7 @@ class LPD(_PopulationAdaptive):
 @register
 class LPA(_PopulationAdaptive):
     "LDP Population Absorption (Algorithm 4): publications absorb skipped user units, then nullify as many timestamps."
+    derivation = "10_ldp_ids: The ledger of population division; LPA (Algorithm 4)"
     name = "LPA"
     summary = "LDP-IDS population absorption: absorb skipped user units, nullify the following timestamps"
     def _publication_size(self, t, state):

@@ -19,7 +19,7 @@ __all__ = ['FO_NAMES', 'laplace_scale', 'laplace_variance', 'laplace_mechanism',
 # %% ../nbs/01_primitives.ipynb #429e4086
 def laplace_scale(eps, sensitivity=1.0) -> float:
     "Scale b = sensitivity/eps of the Laplace noise that makes a query of that L1 sensitivity eps-DP."
-    return check_positive(sensitivity, "sensitivity") / check_eps(eps)
+    return check_positive(sensitivity, "sensitivity") / check_eps(eps, minimum=0)
 
 def laplace_variance(eps, sensitivity=1.0) -> float:
     "Variance 2 b^2 of one Laplace noise draw with b = sensitivity/eps."
@@ -36,7 +36,7 @@ def laplace_mechanism(x, eps, sensitivity=1.0, rng=None):
 class SVT:
     "Lyu-Su-Li SVT: rho ~ Lap(D/eps1) once, nu_i ~ Lap(2cD/eps2) (cD/eps2 if monotonic), top iff q_i+nu_i >= T+rho, at most c tops."
     def __init__(self, eps1, eps2, sensitivity=1.0, c=1, monotonic=False):
-        self.eps1, self.eps2 = check_eps(eps1, "eps1"), check_eps(eps2, "eps2")
+        self.eps1, self.eps2 = check_eps(eps1, "eps1", minimum=0), check_eps(eps2, "eps2", minimum=0)
         self.sensitivity = check_positive(sensitivity, "sensitivity")
         self.c = check_int(c, "c", minimum=1)
         if not isinstance(monotonic, (bool, np.bool_)): raise ValueError(f"monotonic={monotonic!r} is not allowed: monotonic must be True or False")
@@ -173,7 +173,7 @@ class FrequencyOracle:
     "Base class of the eps-LDP frequency oracles over the domain {0..d-1}: (p, q), estimator (Eq. 3), variances (Eq. 4)."
     name = "fo"
     def __init__(self, eps, d):
-        self.eps = check_eps(eps)
+        self.eps = check_eps(eps, minimum=0)   # a share of a mechanism's budget (e.g. eps/w)
         self.d = check_int(d, "d", minimum=2)
         self.p, self.q = (float(x) for x in fo_probabilities(self.name, self.eps, self.d))
 
@@ -380,6 +380,6 @@ def get_fo(name, eps, d) -> FrequencyOracle:
     "The frequency oracle `name` ('grr', 'oue', 'olh', or 'adaptive': GRR if d < 3e^eps+2 else OUE) for (eps, d)."
     key = str(name).lower()
     if key not in FO_NAMES: raise ValueError(f"name={name!r} is not allowed: name must be one of {', '.join(map(repr, FO_NAMES))}")
-    eps, d = check_eps(eps), check_int(d, "d", minimum=2)
+    eps, d = check_eps(eps, minimum=0), check_int(d, "d", minimum=2)
     if key == "adaptive": key = adaptive_choice(eps, d)
     return _FO_CLASSES[key](eps, d)
