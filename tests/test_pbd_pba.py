@@ -1,5 +1,6 @@
 """PBD/PBA (paper 003, personalized w-event privacy): SM, OBS, DC, the worked traces, the per-user ledger under any
-decisions, the reduction to BD/BA, the ledger tied to the noise and samples drawn, broken variants caught, bad input."""
+decisions, the reduction to BD/BA, budgets read from the population (and assignments held to it), the ledger tied to the
+noise and samples drawn, broken variants caught, bad input."""
 import math
 from contextlib import contextmanager
 import numpy as np
@@ -7,8 +8,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from wevent_nb.baselines import BD, BA
-from wevent_nb.core import HistogramStream, NoiseNotBooked, PersonalizedPopulation, PrivacyBudgetExceeded, get_mechanism, list_mechanisms
-from wevent_nb.data import pbd_synthetic, personalized_params
+from wevent_nb.core import (HistogramStream, NoiseNotBooked, PersonalizedPopulation, PrivacyBudgetExceeded, get_mechanism,
+                            list_mechanisms)
+from wevent_nb.data import pbd_synthetic, pbd_personalized_synthetic, personalized_params
 from wevent_nb.primitives import GRR
 from wevent_nb.pbd_pba import (PBD, PBA, PLBU, ConservativeBD, ConservativeBA, PBAStaleLast, PBDHalfNoise, PBDNoSampling,
                                UserTypes, check_personalized_noise, dissimilarity, err_dp, err_s, lemma47_bound, obs,
@@ -152,6 +154,7 @@ def test_stepwise_equals_run_and_determinism(cls):
 
 
 def test_users_options_assign_parameters():
+    from wevent_nb.pbd_pba import assign_budgets, assigned_population
     pop = jumpy(N=200)
     e, w = PBD(eps=0.4, w=120, users="levels").user_params(pop)
     e2, w2 = personalized_params(200, 0.4, 120, rng=0)
@@ -162,8 +165,14 @@ def test_users_options_assign_parameters():
     assert (w == 40).sum() == 180 and np.all(e == 0.6)
     e, w = PBA(eps=0.5, w=7, users="uniform").user_params(pop)
     assert np.all(e == 0.5) and np.all(w == 7)
-    r = ConservativeBA(eps=0.4, w=120, users="levels").run(PersonalizedPopulation(pbd_synthetic("Log", 200, 300, rng=1).values, 2, e, w), rng=0)
-    assert r.info["eps_uniform"] == personalized_params(200, 0.4, 120, rng=0)[0].min()
+    for users, kw in (("levels", dict(eps=0.4, w=120)), ("uniform", dict(eps=0.5, w=7)), ("two_w", dict(o=0.9))):
+        a, b = PBD(users=users, **kw).user_params(pop), assign_budgets(users, 200, **kw)
+        assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    lv = assigned_population(pbd_synthetic("Log", 200, 300, rng=1), "levels", eps=0.4, w=120)    # users declaring what levels assigns
+    r = ConservativeBA(eps=0.4, w=120, users="levels").run(lv, rng=0)
+    assert r.info["eps_uniform"] == lv.eps.min() == personalized_params(200, 0.4, 120, rng=0)[0].min()
+    same = PBD(eps=0.4, w=120, users="levels").run(lv, rng=0)                                   # an assignment the users declare
+    assert np.array_equal(same.estimates, PBD().run(lv, rng=0).estimates)                       # is their own budgets
 
 
 def test_registered():
@@ -191,8 +200,11 @@ def test_ledger_covers_noise_and_samples(cls, threshold):
 
 @pytest.mark.parametrize("broken", [PBDHalfNoise, PBDNoSampling], ids=lambda c: c.__name__)
 def test_broken_noise_is_caught(broken):
+    from wevent_nb.core import UnprovenConfiguration
     pop = POPS["jumpy"]
-    broken().run(pop, rng=7).check()                                    # the books alone pass
+    with pytest.raises(UnprovenConfiguration, match="deliberately broken"): broken().run(pop, rng=7)   # flagged: refused by default
+    rel = broken(allow_unproven=True).run(pop, rng=7)                   # opted in: the books alone pass, the flag stays
+    assert not rel.private and rel.allow_unproven
     with pytest.raises(NoiseNotBooked, match=broken.__name__):
         check_personalized_noise(broken(), pop, seed=7)
 
@@ -293,6 +305,94 @@ def test_bad_input():
     with pytest.raises(ValueError, match="threshold='y' is not allowed"): PBA(threshold="y")
     with pytest.raises(ValueError, match="o=1.5"): PBD(users="two_eps", o=1.5)
     with pytest.raises(ValueError, match="eps="): PBD(eps=0)
+    with pytest.raises(ValueError, match="w="): PBA(w=0)
+    with pytest.raises(ValueError, match="users='levels' assigns the users' budgets from eps and w: give both"): PBD(users="levels")
+    with pytest.raises(ValueError, match="give both"): PLBU(users="uniform", eps=1.0)
+    with pytest.raises(ValueError, match=r"eps=0.3 is not allowed with users='two_eps'.*\(0.6, 120\)"): PBD(users="two_eps", eps=0.3)
+    with pytest.raises(ValueError, match="w=40 is not allowed with users='two_w'"): ConservativeBD(users="two_w", w=40)
+    with pytest.raises(ValueError, match="allow_unproven"): PBA(allow_unproven="yes")
     with pytest.raises(ValueError, match="d=1 is not allowed for PLBU"): PLBU().run(PersonalizedPopulation(np.zeros((2, 3), int), 1, [1, 1], [2, 2]))
     with pytest.raises(TypeError, match="PersonalizedPopulation"): PBD().run(HistogramStream(np.ones((4, 2))))
     with pytest.raises(ValueError, match="x must be integers"): PBD().start(4, 2, 0, [0.5, 0.5], [2, 2]).step([0, 2])
+
+
+# ------------------------------------------------------------------ where the budgets come from (issue "Private by default", finding 4)
+def table3_population(T=300):
+    "Sin values of 600 users declaring Table 3's budgets at (0.6, 120): eps_i in {0.6, 0.8, 1.0}, w_i in {40, 80, 120}."
+    pop = pbd_personalized_synthetic("Sin", N=600, T=T, rng=0)
+    assert (pop.eps.min(), pop.eps.max(), pop.w.min(), pop.w.max()) == (0.6, 1.0, 40, 120)
+    return pop
+
+
+def test_finding4_contradicting_pairs_no_longer_give_one_release():
+    "PBD(eps=0.6, w=120) and PBD(eps=5.0, w=10) on one population gave identical releases; now the pair must be the population's."
+    pop = table3_population()
+    stated = PBD(eps=0.6, w=120).run(pop, rng=0)                                        # the strictest declared pair: agrees
+    assert np.array_equal(stated.estimates, PBD().run(pop, rng=0).estimates)            # stated or left out, one release
+    msg = r"PBD\(eps=5.0, w=10\) does not match the population: its users declare eps_i in \[0.6, 1\] and w_i in \[40, 120\]"
+    with pytest.raises(ValueError, match=msg): PBD(eps=5.0, w=10).run(pop, rng=0)
+    with pytest.raises(ValueError, match=msg): PBD(eps=5.0, w=10).start(pop.T, pop.d, 0, pop.eps, pop.w)   # the step-wise form too
+    for cls in (PBA, PLBU, ConservativeBD, ConservativeBA):
+        with pytest.raises(ValueError, match="does not match the population"): cls(eps=5.0, w=10).run(pop, rng=0)
+        with pytest.raises(ValueError, match=r"\(min eps_i, max w_i\) = \(0.6, 120\)"): cls(eps=0.6, w=80).run(pop, rng=0)
+        cls(eps=0.6, w=120).run(pop, rng=0)
+
+
+def test_finding4_assigned_budgets_are_held_to_the_declared_ones():
+    "users='uniform' at (1.0, 5) on users declaring (0.1, 20) passed its check; user 0 spends 0.35 in a window of budget 0.1."
+    pop = table3_population()
+    strict = PersonalizedPopulation(pop.values, 2, np.full(pop.N, 0.1), np.full(pop.N, 20))
+    with pytest.raises(PrivacyBudgetExceeded, match=r"'user 0' spent 0.35 in window t=0..0, budget 0.1 "):
+        PBD(eps=1.0, w=5, users="uniform").run(strict, rng=0)
+    rel = PBD(eps=1.0, w=5, users="uniform").run(strict, rng=0, check=False)
+    assert rel.params["budgets"] == [[1.0, 5, pop.N]] and rel.params["declared"] == [[0.1, 20, pop.N]]
+    assert np.all(rel.ledger.eps == 0.1) and np.all(rel.ledger.w == 20)
+    for cls in (PBA, PLBU, ConservativeBD, ConservativeBA):
+        with pytest.raises(PrivacyBudgetExceeded, match="user 0"): cls(eps=1.0, w=5, users="uniform").run(strict, rng=0)
+    for users, kw in (("levels", dict(eps=0.6, w=120)), ("two_eps", dict(o=0.5)), ("two_w", dict(o=0.5))):
+        with pytest.raises(PrivacyBudgetExceeded): PBD(users=users, **kw).run(strict, rng=0)
+    for e, w in ((0.1, 20), (0.05, 40)):                                                # at least as strict as every declaration
+        assert PBD(eps=e, w=w, users="uniform").run(strict, rng=0).ledger.ok()
+
+
+def test_finding4_population_budgets_are_used_and_recorded():
+    pop = table3_population()
+    rel = PBD().run(pop, rng=0)
+    types, counts = np.unique(np.c_[pop.eps, pop.w], axis=0, return_counts=True)
+    assert rel.params["budgets"] == [[float(a), int(b), int(c)] for (a, b), c in zip(types, counts)]
+    assert (rel.params["eps"], rel.params["w"], rel.params["users"]) == (0.6, 120, "stream")
+    assert np.array_equal(rel.ledger.eps, pop.eps) and np.array_equal(rel.ledger.w, pop.w)
+    halved = PersonalizedPopulation(pop.values, 2, pop.eps / 2, pop.w)                  # the same data, other declarations
+    other = PBD().run(halved, rng=0)
+    assert other.params["eps"] == 0.3 and not np.array_equal(other.estimates, rel.estimates)
+    for cls in (PBA, PLBU, ConservativeBD, ConservativeBA):
+        p = cls().run(pop, rng=0).params
+        assert (p["eps"], p["w"], p["budgets"]) == (0.6, 120, rel.params["budgets"])
+
+
+def test_registry_and_auditor_construction():
+    from wevent_nb.audit import default_pairs
+    m = get_mechanism("PBD")
+    pop = jumpy()
+    assert m.eps is None and m.w is None and m.run(pop, rng=0).params["eps"] == pop.eps.min()
+    for name in ("PBD", "PBA", "PLBU"):
+        m = get_mechanism(name, eps=1.0, w=3)                                           # as the auditor and the suite build it
+        for p in default_pairs(m): m.run(p.x0, rng=0); m.run(p.x1, rng=0)               # user 0 at (1, 3), others (1, 3) or (2, 3)
+
+
+def test_derivations_and_flags():
+    for cls in (PBD, PBA, PLBU, ConservativeBD, ConservativeBA):
+        assert cls.derivation.startswith("13_pbd_pba: ") and cls().private and cls().unproven() == ""
+    for cls in (PBDHalfNoise, PBDNoSampling):
+        assert not cls().private and cls().unproven().startswith("deliberately broken")
+    assert PBAStaleLast().private                                                       # caught by its books instead
+
+
+@pytest.mark.parametrize("cls", [PBD, PBA, PLBU, ConservativeBD, ConservativeBA])
+def test_windows_longer_than_the_stream_are_accepted(cls):
+    pop = PersonalizedPopulation(np.tile([[0], [1]], (10, 5)), 2, np.repeat([0.5, 1.0], 10), np.repeat([8, 30], 10))   # T = 5 < w_i
+    rel = cls().run(pop, rng=0)
+    assert rel.T == 5 and rel.params["w"] == 30 and rel.ledger.ok()
+    m = cls().start(pop.T, pop.d, 0, pop.eps, pop.w)
+    steps = np.array([m.step(pop.values[:, t])[0] for t in range(pop.T)])
+    assert m.finish().ledger.ok() and (cls is PLBU or np.array_equal(steps, rel.estimates))   # PLBU's steps perturb per user

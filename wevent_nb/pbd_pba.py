@@ -10,8 +10,8 @@ import math
 from typing import ClassVar
 import numpy as np
 from .core import (Mechanism, Release, Ledger, PersonalizedPopulation, HistogramStream, NoiseRecorder,
-                            NoiseNotBooked, REL_TOL, register, as_rng, check_eps, check_int, check_array,
-                            check_categories, check_fraction)
+                            NoiseNotBooked, REL_TOL, register, as_rng, check_eps, check_w, check_bool, check_int,
+                            check_array, check_categories, check_fraction)
 from .baselines import BD, BA, check_choice
 from .primitives import GRR, laplace_variance
 from .data import personalized_params, two_type_params
@@ -19,11 +19,12 @@ from .data import personalized_params, two_type_params
 PAPER = "Du et al. 2025, Infinite Stream Estimation under Personalized w-Event Privacy (PVLDB 18(6)), paper 003"
 
 # %% auto #0
-__all__ = ['PAPER', 'USERS', 'THRESHOLDS', 'sm_probabilities', 'sm_cost', 'sm_sample', 'sm_sample_users', 'sm_disturb', 'err_s',
-           'err_dp', 'budget_key', 'obs_errors', 'obs', 'dissimilarity', 'check_user_params', 'UserTypes',
-           'PersonalizedMethod', 'PWSM', 'PBD', 'PBA', 'PLBU', 'ConservativeBD', 'ConservativeBA', 'PBAStaleLast',
-           'PBDHalfNoise', 'PBDNoSampling', 'SamplingRecorder', 'check_personalized_noise', 'square_harmonic',
-           'utility_terms', 'lemma47_bound', 'dc_error_bound', 'pbd_error_bound', 'pba_error_bound']
+__all__ = ['PAPER', 'USERS', 'TWO_TYPE_BASE', 'THRESHOLDS', 'sm_probabilities', 'sm_cost', 'sm_sample', 'sm_sample_users',
+           'sm_disturb', 'err_s', 'err_dp', 'budget_key', 'obs_errors', 'obs', 'dissimilarity', 'check_user_params',
+           'UserTypes', 'check_assignment', 'assign_budgets', 'assigned_population', 'PersonalizedMethod', 'PWSM',
+           'PBD', 'PBA', 'PLBU', 'ConservativeBD', 'ConservativeBA', 'PBAStaleLast', 'PBDHalfNoise', 'PBDNoSampling',
+           'SamplingRecorder', 'check_personalized_noise', 'square_harmonic', 'utility_terms', 'lemma47_bound',
+           'dc_error_bound', 'pbd_error_bound', 'pba_error_bound']
 
 # %% ../nbs/13_pbd_pba.ipynb #1ea157fe
 def sm_probabilities(budgets, theta) -> np.ndarray:
@@ -143,23 +144,59 @@ class UserTypes:
             k = (key + v[:, lo:hi]) + (np.arange(hi - lo, dtype=np.int32) * (self.G * d))[None, :]
             out[lo:hi] = np.bincount(k.ravel(), minlength=(hi - lo) * self.G * d).reshape(hi - lo, self.G, d)
         return out
-    def ledger(self, spent) -> Ledger:
-        "The per-user ledger from per-type spends (G, T): one range spend per (run of ids, slot) with a positive amount."
+    def rows(self) -> list:
+        "One [eps, w, users] row per type (its budget, window and number of users)."
+        return [[float(e), int(w), int(n)] for e, w, n in zip(self.eps, self.w, self.n)]
+    def ledger(self, spent, eps_i=None, w_i=None) -> Ledger:
+        "The per-user ledger from per-type spends (G, T), each account held to its user's declared eps_i, w_i (default: the budgets grouped here)."
         T = spent.shape[1]
-        led = Ledger.users(T, self.N, eps=self.user_eps, w=self.user_w)
+        e, w = (self.user_eps, self.user_w) if eps_i is None and w_i is None else check_user_params(eps_i, w_i, self.N)
+        led = Ledger.users(T, self.N, eps=e, w=w)
         r, t = np.nonzero(spent[self.run_type] > 0)
         if r.size: led.spend_ranges(t, spent[self.run_type[r], t], self.run_lo[r], self.run_hi[r])
         return led
 
+
+# %% ../nbs/13_pbd_pba.ipynb #49a3e0b6
 USERS = ("stream", "levels", "uniform", "two_eps", "two_w")
+TWO_TYPE_BASE = (0.6, 120)   # Sec. 5.5: (eps, w) of the users outside the ratio o in the two-type populations (data.two_type_params)
+
+def check_assignment(users: str, eps=None, w=None) -> tuple:
+    "Validate an assignment's (eps, w): both required by 'uniform' and 'levels'; None or Sec. 5.5's base pair for 'two_eps'/'two_w'."
+    users = check_choice(users, "users", USERS[1:])
+    if users in ("uniform", "levels"):
+        if eps is None or w is None: raise ValueError(f"users={users!r} assigns the users' budgets from eps and w: give both (got eps={eps!r}, w={w!r})")
+        return check_eps(eps), check_w(w)
+    for name, given, base in zip(("eps", "w"), (eps, w), TWO_TYPE_BASE):
+        if given is not None and given != base:
+            raise ValueError(f"{name}={given!r} is not allowed with users={users!r}: Sec. 5.5's two-type populations put the other users "
+                             f"at (eps, w) = {TWO_TYPE_BASE}; give {name}={base!r} or leave it out")
+    return eps, w
+
+def assign_budgets(users: str, N: int, eps=None, w=None, o=0.5, n_groups: int = 10, assign_seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    "The (eps_i, w_i) an assignment gives N users: 'uniform' (all at (eps, w)), 'levels' (Table 3 at (eps, w), seeded), 'two_eps'/'two_w' (Sec. 5.5, ratio o)."
+    eps, w = check_assignment(users, eps, w)
+    N = check_int(N, "N", minimum=1)
+    if users == "uniform": return np.full(N, eps), np.full(N, w, np.int64)
+    if users == "levels":
+        g = min(check_int(n_groups, "n_groups", minimum=1), N)
+        return personalized_params(N, eps, w, rng=check_int(assign_seed, "assign_seed", minimum=0), n_groups=g)
+    return two_type_params(N, o, vary=users[4:])
+
+def assigned_population(pop, users: str, **assignment) -> PersonalizedPopulation:
+    "pop's values (N x T in [0, d)) with its users declaring the budgets `users` assigns (`assignment`: eps, w, o, n_groups, assign_seed)."
+    return PersonalizedPopulation(pop.values, pop.d, *assign_budgets(users, pop.N, **assignment), pop.name)
 
 class PersonalizedMethod(Mechanism):
-    "Shared by the personalized methods: where the users' (eps_i, w_i) come from (`users`), the type grouping, the stream check."
+    "Shared by the personalized methods: the budgets (the population's, or assigned by `users` and held to the population's), the types, the stream check."
     stream_kind: ClassVar[str] = "personalized"
     paper: ClassVar[str] = PAPER
-    def __init__(self, eps=0.6, w=120, users="stream", o=0.5, n_groups=10, assign_seed=0):
-        super().__init__(eps, w)
+    def __init__(self, eps=None, w=None, users="stream", o=0.5, n_groups=10, assign_seed=0, allow_unproven=False):
+        # not Mechanism.__init__: eps and w may be None (users='stream' reads the population's budgets)
         self.users = check_choice(users, "users", USERS)
+        if self.users == "stream": self.eps, self.w = (None if eps is None else check_eps(eps)), (None if w is None else check_w(w))
+        else: self.eps, self.w = check_assignment(self.users, eps, w)
+        self.allow_unproven = check_bool(allow_unproven, "allow_unproven")
         self.o = check_fraction(o, "o", closed=True)
         self.n_groups, self.assign_seed = check_int(n_groups, "n_groups", minimum=1), check_int(assign_seed, "assign_seed", minimum=0)
     @property
@@ -168,13 +205,42 @@ class PersonalizedMethod(Mechanism):
         if self.users.startswith("two"): p["o"] = self.o
         if self.users == "levels": p.update(n_groups=self.n_groups, assign_seed=self.assign_seed)
         return p
+    def check_declared(self, eps_i, w_i):
+        "ValueError unless the eps and w given (if any) are the declared budgets' strictest pair (min eps_i, max w_i)."
+        e, w = check_user_params(eps_i, w_i)
+        lo, hi = float(e.min()), int(w.max())
+        if (self.eps is None or budget_key(self.eps) == budget_key(lo)) and (self.w is None or self.w == hi): return
+        given = ", ".join(f"{k}={v!r}" for k, v in (("eps", self.eps), ("w", self.w)) if v is not None)
+        raise ValueError(f"{type(self).__name__}({given}) does not match the population: its users declare eps_i in [{lo:g}, {e.max():g}] "
+                         f"and w_i in [{int(w.min())}, {hi}]. With users='stream' the budgets are the population's, and eps and w, when given, "
+                         f"must be their strictest pair (min eps_i, max w_i) = ({lo:g}, {hi}); leave them out, or assign budgets with "
+                         f"users='uniform' or 'levels' (held to the declared ones by the ledger)")
+    def budgets(self, eps_i, w_i) -> tuple[np.ndarray, np.ndarray]:
+        "The (eps_i, w_i) the method computes with for users declaring eps_i, w_i: the declared ones (users='stream'), else the assigned ones."
+        e, w = check_user_params(eps_i, w_i)
+        if self.users != "stream": return assign_budgets(self.users, e.size, self.eps, self.w, self.o, self.n_groups, self.assign_seed)
+        self.check_declared(e, w)
+        return e, w
     def user_params(self, stream) -> tuple[np.ndarray, np.ndarray]:
-        "The users' (eps_i, w_i) for this run: the population's, or assigned from (eps, w) as `users` says."
-        N = stream.N
-        if self.users == "stream": return stream.eps, stream.w
-        if self.users == "uniform": return np.full(N, self.eps), np.full(N, self.w, np.int64)
-        if self.users == "levels": return personalized_params(N, self.eps, self.w, rng=self.assign_seed, n_groups=min(self.n_groups, N))
-        return two_type_params(N, self.o, vary=self.users[4:])
+        "The (eps_i, w_i) the method computes with on `stream` (`budgets` of the population's declared ones)."
+        s = self.check_stream(stream)
+        return self.budgets(s.eps, s.w)
+    def _begin(self, eps_i, w_i):
+        "Keep the declared budgets (the ledger's) and group the users by the budgets the method computes with."
+        if eps_i is None or w_i is None: raise ValueError("start needs the users' eps_i and w_i (the budgets and windows they declare, one entry per user)")
+        self._declared = check_user_params(eps_i, w_i)
+        self._ty = UserTypes(*self.budgets(*self._declared))
+    def _ledger(self, spent) -> Ledger:
+        "Per-type spends (G, T) booked to every user, each account held to the user's declared (eps_i, w_i)."
+        return self._ty.ledger(spent, *self._declared)
+    def _run_params(self) -> dict:
+        "What a run used: params with eps, w the declared strictest pair (users='stream'), the types computed with, and the declared ones (assigned)."
+        p = self.params
+        if self.users == "stream": p.update(eps=float(self._declared[0].min()), w=int(self._declared[1].max()))
+        else: p["declared"] = UserTypes(*self._declared).rows()
+        p["budgets"] = self._ty.rows()
+        return p
+
 
 # %% ../nbs/13_pbd_pba.ipynb #7355f628
 THRESHOLDS = ("std", "kellaris")
@@ -182,16 +248,15 @@ THRESHOLDS = ("std", "kellaris")
 class PWSM(PersonalizedMethod):
     "Algorithm 2 (PWSM): DC at eps_i/(2 w_i) every slot; publish with SM at OBS's threshold when dis > sqrt(err) (subclasses give the budgets)."
     noise_roles: ClassVar[dict] = {"dissimilarity": ("statistic", lambda d: 1.0 / d), "sm_disturb": ("release", 1.0)}
-    def __init__(self, eps=0.6, w=120, users="stream", threshold="std", o=0.5, n_groups=10, assign_seed=0):
-        super().__init__(eps, w, users, o, n_groups, assign_seed)
+    def __init__(self, eps=None, w=None, users="stream", threshold="std", o=0.5, n_groups=10, assign_seed=0, allow_unproven=False):
+        super().__init__(eps, w, users, o, n_groups, assign_seed, allow_unproven)
         self.threshold = check_choice(threshold, "threshold", THRESHOLDS)
     @property
     def params(self) -> dict: return {**super().params, "threshold": self.threshold}
 
     def start(self, T, d, rng=None, eps_i=None, w_i=None):
-        "Begin a step-wise run over T slots of d bins for users with budgets eps_i and windows w_i (one each per user); returns self."
-        if eps_i is None or w_i is None: raise ValueError("start needs the users' eps_i and w_i (one entry per user)")
-        self._ty = UserTypes(eps_i, w_i)
+        "Begin a step-wise run over T slots of d bins for users declaring budgets eps_i and windows w_i (one each per user); returns self."
+        self._begin(eps_i, w_i)
         T, d, G = check_int(T, "T", minimum=1), check_int(d, "d", minimum=1), self._ty.G
         self._rng, self._T, self._d, self._t = as_rng(rng), T, d, 0
         self._est, self._pub, self._last = np.zeros((T, d)), np.zeros(T, bool), np.zeros(d)
@@ -251,12 +316,12 @@ class PWSM(PersonalizedMethod):
         spent = self._spent2 + self._e1[:, None]
         info = dict(self._info, eps1=self._e1, theta1=self._theta1, dc_sampled=bool(self._theta1 > self._e1.min()), eps2=self._spent2, type_of_user=ty.of_user,
                     type_eps=ty.eps, type_w=ty.w, type_n=ty.n)
-        return Release(self._est, self._pub, ty.ledger(spent), self.name, self.params, info)
+        return Release(self._est, self._pub, self._ledger(spent), self.name, self._run_params(), info)
 
     def run(self, stream, rng=None) -> Release:
         "Process a whole PersonalizedPopulation (the same releases as the step-wise form)."
         s = self.check_stream(stream)
-        self.start(s.T, s.d, rng, *self.user_params(s))
+        self.start(s.T, s.d, rng, s.eps, s.w)
         for c in self._ty.counts(s.values, s.d): self._advance(c)
         return self.finish()
 
@@ -266,6 +331,7 @@ class PBD(PWSM):
     "Algorithm 4 (PBD): each publication gets half of what each user's window has left of eps_i/2."
     name = "PBD"
     summary = "personalized budget distribution: DC at eps_i/(2 w_i), publish with half the window's remaining eps_i/2 via SM + OBS"
+    derivation = "13_pbd_pba: Privacy: Theorem 4.6 (PBD's publications in a window hold at most eps_i/2, Eqs. 3-5; SM at each slot, Sec. 4.1)"
     def _candidate(self, t):
         "eps2_{i,t} = (eps_i/2 - spends of the last w_i - 1 slots)/2 per type (line 4-5)."
         lo = np.maximum(t - self._ty.w + 1, 0)
@@ -277,6 +343,7 @@ class PBA(PWSM):
     "Algorithm 5 (PBA): publications absorb the shares eps_i/(2 w_i) of skipped slots and nullify as many following slots."
     name = "PBA"
     summary = "personalized budget absorption: DC at eps_i/(2 w_i), publications absorb skipped shares (<= w_i) and nullify successors"
+    derivation = "13_pbd_pba: Privacy: Theorem 4.6 (PBA's publications in a window hold at most w_i shares, Eqs. 5-6; SM at each slot, Sec. 4.1)"
     def _init(self):
         self._l, self._s = -1, np.ones(self._ty.G, np.int64)    # a virtual one-share publication just before slot 0
         self._shares = np.zeros((self._ty.G, self._T), np.int64)
@@ -299,10 +366,10 @@ class PLBU(PersonalizedMethod):
     "PLBU (Sec. 5.2, reconstructed): every user reports through GRR at eps_i/w_i every slot; per-type unbiased counts."
     name = "PLBU"
     summary = "personalized LDP budget uniform: GRR reports at eps_i/w_i from every user at every slot, unbiased count estimate"
+    derivation = "13_pbd_pba: PLBU: the local baseline (GRR at eps_i/w_i is eps_i/w_i-LDP at every slot; any w_i slots compose to eps_i)"
     def start(self, T, d, rng=None, eps_i=None, w_i=None):
-        "Begin a step-wise run (T slots, d >= 2 bins, the users' eps_i and w_i); returns self."
-        if eps_i is None or w_i is None: raise ValueError("start needs the users' eps_i and w_i (one entry per user)")
-        self._ty = UserTypes(eps_i, w_i)
+        "Begin a step-wise run (T slots, d >= 2 bins, the users' declared eps_i and w_i); returns self."
+        self._begin(eps_i, w_i)
         self._T, self._d = check_int(T, "T", minimum=1), check_int(d, "d", minimum=1)
         if self._d < 2: raise ValueError(f"d={self._d} is not allowed for PLBU: GRR needs d >= 2 bins")
         self._rng, self._t, self._est = as_rng(rng), 0, np.zeros((self._T, self._d))
@@ -323,11 +390,11 @@ class PLBU(PersonalizedMethod):
         "The Release: counts (T, d), all published, the per-user ledger (eps_i/w_i at every slot)."
         ty = self._ty
         spent = np.repeat((ty.eps / ty.w)[:, None], self._T, axis=1)
-        return Release(self._est, np.ones(self._T, bool), ty.ledger(spent), self.name, self.params, dict(type_eps=ty.eps, type_w=ty.w, type_n=ty.n))
+        return Release(self._est, np.ones(self._T, bool), self._ledger(spent), self.name, self._run_params(), dict(type_eps=ty.eps, type_w=ty.w, type_n=ty.n))
     def run(self, stream, rng=None) -> Release:
         "All slots at once: each type's (T, d) GRR support counts from the exact aggregate sampler."
         s = self.check_stream(stream)
-        self.start(s.T, s.d, rng, *self.user_params(s))
+        self.start(s.T, s.d, rng, s.eps, s.w)
         C = self._ty.counts(s.values, s.d)
         self._est[:] = sum(self._estimate(fo.sample_counts(C[:, g], self._rng), g) for g, fo in enumerate(self._fos))
         self._t = s.T
@@ -340,18 +407,20 @@ class ConservativeBD(PersonalizedMethod):
     base: ClassVar[type] = BD
     noise_roles: ClassVar[dict] = BD.noise_roles
     summary = "BD at (min eps_i, max w_i)"
-    def __init__(self, eps=0.6, w=120, users="stream", threshold="kellaris", o=0.5, n_groups=10, assign_seed=0):
-        super().__init__(eps, w, users, o, n_groups, assign_seed)
+    derivation = "13_pbd_pba: BD and BA at the conservative pair (BD and BA: 04_baselines; a window of w_i <= max w_i holds at most min eps_i)"
+    def __init__(self, eps=None, w=None, users="stream", threshold="kellaris", o=0.5, n_groups=10, assign_seed=0, allow_unproven=False):
+        super().__init__(eps, w, users, o, n_groups, assign_seed, allow_unproven)
         self.threshold = check_choice(threshold, "threshold", THRESHOLDS)
     @property
     def params(self) -> dict: return {**super().params, "threshold": self.threshold}
-    def _make(self, eps_i, w_i):
-        if eps_i is None or w_i is None: raise ValueError("start needs the users' eps_i and w_i (one entry per user)")
-        self._ty = UserTypes(eps_i, w_i)
-        self._inner = self.base(float(self._ty.eps.min()), int(self._ty.w.max()), threshold=self.threshold)
+    def _make(self, T, eps_i, w_i):
+        "The inner BD/BA at (min eps_i, max w_i) of the budgets computed with; at w = T when the window is longer than the stream."
+        self._begin(eps_i, w_i)
+        w = min(int(self._ty.w.max()), check_int(T, "T", minimum=1))   # 04_baselines refuses w > T; on T slots a longer window is the whole stream
+        self._inner = self.base(float(self._ty.eps.min()), w, threshold=self.threshold)
     def start(self, T, d, rng=None, eps_i=None, w_i=None):
         "Begin a step-wise run: the inner BD/BA at (min eps_i, max w_i); returns self."
-        self._make(eps_i, w_i); self._inner.start(T, d, rng)
+        self._make(T, eps_i, w_i); self._inner.start(T, d, rng)
         return self
     def step(self, x):
         "Consume one slot's per-user values; return (release, published)."
@@ -363,11 +432,11 @@ class ConservativeBD(PersonalizedMethod):
     def _wrap(self, rel) -> Release:
         spent = np.repeat(rel.ledger.spent_per_timestamp(0)[None, :], self._ty.G, axis=0)
         info = dict(rel.info, eps_uniform=self._inner.eps, w_uniform=self._inner.w, type_of_user=self._ty.of_user)
-        return Release(rel.estimates, rel.published, self._ty.ledger(spent), self.name, self.params, info)
+        return Release(rel.estimates, rel.published, self._ledger(spent), self.name, self._run_params(), info)
     def run(self, stream, rng=None) -> Release:
         "Run the inner BD/BA over the population's counts (its vectorised form)."
         s = self.check_stream(stream)
-        self._make(*self.user_params(s))
+        self._make(s.T, s.eps, s.w)
         counts = UserTypes(np.ones(s.N), np.ones(s.N)).counts(s.values, s.d)[:, 0]
         return self._wrap(self._inner.run(HistogramStream(counts.astype(float)), rng))
 
@@ -380,18 +449,20 @@ class ConservativeBA(ConservativeBD):
 # %% ../nbs/13_pbd_pba.ipynb #53d0fcc6
 class PBAStaleLast(PBA):
     "Deliberately wrong, as the authors' code: the last publication and its shares are never updated (not registered)."
-    name = "PBAStaleLast"
+    name, derivation = "PBAStaleLast", ""
     def _remember(self, t, e2): self._shares[:, t] = self._pending
 
 class PBDHalfNoise(PBD):
     "Deliberately wrong: books eps2 but releases with Laplace scale 1/(2 theta2) (not registered)."
-    name = "PBDHalfNoise"
+    name, derivation = "PBDHalfNoise", ""
+    def unproven(self) -> str: return "deliberately broken: it releases with half the Laplace scale its ledger books"
     def _release(self, counts, e2, theta2):
         return sm_disturb(sm_sample(counts, sm_probabilities(e2, theta2), self._rng), 2 * theta2, self._rng)
 
 class PBDNoSampling(PBD):
     "Deliberately wrong: keeps every user (no SM_s) but releases at OBS's threshold theta2 (not registered)."
-    name = "PBDNoSampling"
+    name, derivation = "PBDNoSampling", ""
+    def unproven(self) -> str: return "deliberately broken: it keeps every user but releases at OBS's threshold, above the low budgets it books"
     def _release(self, counts, e2, theta2): return sm_disturb(counts.sum(0), theta2, self._rng)
 
 # %% ../nbs/13_pbd_pba.ipynb #68948e60
@@ -406,9 +477,8 @@ class SamplingRecorder(NoiseRecorder):
 def check_personalized_noise(mech, stream, seed: int = 0) -> dict:
     "Run `mech` step-wise with a SamplingRecorder; raise NoiseNotBooked where a user's ledger books less than the draws imply."
     s = mech.check_stream(stream)
-    e_i, w_i = mech.user_params(s)
     rec = SamplingRecorder(seed)
-    mech.start(s.T, s.d, rng=rec, eps_i=e_i, w_i=w_i)
+    mech.start(s.T, s.d, rng=rec, eps_i=s.eps, w_i=s.w)
     for t in range(s.T): rec.t = t; mech.step(s.values[:, t])
     rel = mech.finish()
     tid = rel.info["type_of_user"]; G = int(tid.max()) + 1
@@ -431,7 +501,7 @@ def check_personalized_noise(mech, stream, seed: int = 0) -> dict:
         u, t = map(int, np.argwhere(short)[0])
         raise NoiseNotBooked(f"{type(mech).__name__} at t={t}: user {u}'s draws imply eps {implied[tid[u], t]:.6g}, "
                              f"the ledger books {booked[u, t]:.6g} ({int(short.sum())} user-slots short)")
-    again = mech.run(s, rng=seed)
+    again = mech.run(s, rng=seed, check=False)                 # the noise, not the books, is under test here
     if not np.array_equal(again.estimates, rel.estimates):
         raise NoiseNotBooked(f"{type(mech).__name__}.run(rng={seed}) differs from its recorded step-wise run")
     return dict(draws=len(rec.draws), samples=len(rec.samples), implied=implied, booked=booked, release=rel)
