@@ -1,14 +1,18 @@
-"""CAPP (paper 002): the Square Wave formulas, the feedback algorithms' identities, the accounting (paper and strict),
-the ledger tied to the randomness every method draws, the sampling schedule, and bad input."""
+"""CAPP (paper 002): the Square Wave formulas, the feedback algorithms' identities, the accounting (the default books the
+feedback path; the paper's is an opt-in, flagged not private), the ledger tied to the randomness every method draws, the
+sampling schedule, and bad input."""
 from contextlib import contextmanager
 
 import numpy as np
 import pytest
 
 import wevent_nb.capp as C
-from wevent_nb.core import NumericPopulation, NoiseNotBooked, get_mechanism, list_mechanisms
+from wevent_nb.core import NumericPopulation, NoiseNotBooked, UnprovenConfiguration, get_mechanism, list_mechanisms
+from wevent_nb.experiments import Grid, run_grid
 
 METHODS = [i.name for i in list_mechanisms(paper="CAPP")]
+FAMILY = [n for n in METHODS if n != "BA-SW"]                # the feedback family (PPMechanism): every option of `strict`
+PAPER_ACCOUNTING = {"strict": False, "allow_unproven": True}   # the paper's accounting, with the opt-in
 Z = 5.0                      # standard errors allowed in the Monte Carlo tests
 
 
@@ -138,14 +142,15 @@ def test_stepwise_equals_run():
         assert np.all((r.estimates > -50) & (r.estimates < 60))
 
 
-# ------------------------------------------------------------------ accounting: paper mode and strict mode
+# ------------------------------------------------------------------ accounting: the default (strict) and the paper's
 @pytest.mark.parametrize("name", METHODS)
 @pytest.mark.parametrize("eps,w,Lq", [(1.0, 4, None), (2.0, 6, 9), (0.5, 5, 3)])
 def test_ledger_passes(name, eps, w, Lq):
     pop = _pop()
-    for strict in ((False, True) if name != "BA-SW" else (False,)):
-        kw = {} if name == "BA-SW" else {"strict": strict}
-        get_mechanism(name, eps=eps, w=w, Lq=Lq, **kw).run(pop, rng=1).check()
+    for kw in ([{}] if name == "BA-SW" else [{}, PAPER_ACCOUNTING]):
+        m = get_mechanism(name, eps=eps, w=w, Lq=Lq, **kw)
+        rel = m.run(pop, rng=1).check()
+        assert rel.private == (not kw or m.reach() == 0)
 
 
 def test_strict_budget_and_window():
@@ -159,9 +164,11 @@ def test_strict_budget_and_window():
 
 def test_sampling_budget_respects_windows():
     r = C.APPS(1.0, 20, Lq=30, n_s=4).run(_pop(T=30), rng=0)
-    assert r.info["eps_report"] == pytest.approx(1 / 3) and len(r.info["report_slots"]) == 4
+    assert r.info["eps_report"] == pytest.approx(1 / 4) and len(r.info["report_slots"]) == 4   # the feedback reaches the whole run
+    paper = C.APPS(1.0, 20, Lq=30, n_s=4, **PAPER_ACCOUNTING).run(_pop(T=30), rng=0)
+    assert paper.info["eps_report"] == pytest.approx(1 / 3) and not paper.private          # at most 3 reports per 20 slots
     slots = np.asarray(r.info["report_slots"])
-    assert max(((slots >= a) & (slots < a + 20)).sum() for a in range(30)) * r.info["eps_report"] <= 1 + 1e-12
+    assert max(((slots >= a) & (slots < a + 20)).sum() for a in range(30)) * paper.info["eps_report"] <= 1 + 1e-12
 
 
 # ------------------------------------------------------------------ the ledger is tied to the randomness drawn
@@ -206,7 +213,7 @@ def check_reports_booked(mech, pop, seed):
 @pytest.mark.parametrize("name", METHODS)
 @pytest.mark.parametrize("eps,w,strict", [(1.0, 3, False), (4.0, 6, False), (1.0, 5, True)])
 def test_ledger_covers_the_reports(name, eps, w, strict):
-    kw = {} if name == "BA-SW" else {"strict": strict}
+    kw = {} if name == "BA-SW" else {"strict": strict, "allow_unproven": not strict}
     rel = check_reports_booked(get_mechanism(name, eps=eps, w=w, **kw), _pop(), seed=3)
     rel.check()
 
@@ -243,3 +250,118 @@ def test_bad_input():
     with pytest.raises(ValueError, match="must lie in the domain"): m.step([0.1, 2.0])
     with pytest.raises(ValueError, match="one value per user"): m.step([0.1, 0.2, 0.3])
     with pytest.raises(ValueError, match="mode='x' is not allowed"): C.sma([1.0, 2.0], mode="x")
+
+
+# ------------------------------------------------------------------ finding 1: the feedback path, booked by default
+W1, EPS1, SHIFT1 = 10, 1.0, 0.3
+
+
+def _neighbours(first=1, T=40, N=3, seed=0):
+    "Numeric populations that differ only in user 0's slots first..first+W1-1 (raised by SHIFT1: partial sums never cancel)."
+    g = np.random.default_rng(seed)
+    x = NumericPopulation(0.3 + 0.2 * g.random((N, T)))
+    v = x.values.copy(); v[0, first:first + W1] += SHIFT1
+    return x, NumericPopulation(v)
+
+
+def influenced_reports(mech, x, y, monkeypatch, seed=0):
+    """User 0's report slots whose input v_t + D_t (what the report's clip-and-randomize receives) differs between x and y when
+    both see the same public reports (y's run replays x's); with x's release and what the ledger books and the randomizer
+    draws for user 0 on those slots. Clipping cannot hide a difference here: the input is compared before the clip."""
+    clock, outs, drawn = {"t": 0}, {}, {}
+    orig = C.randomize
+    def budget(base, v, eps, rng):
+        drawn[clock["t"]] = float(np.max(eps)); return orig(base, v, eps, rng)
+    monkeypatch.setattr(C, "randomize", budget)
+    def run(pop, replay):
+        seen, perturb = {}, type(mech)._perturb.__get__(mech)
+        def record(v):
+            t = clock["t"]; seen[t] = float(v[0])
+            if not replay: outs[t] = perturb(v)
+            return outs[t]
+        mech._perturb = record
+        try:
+            mech.start(pop.T, pop.N, seed, pop.lo, pop.hi)
+            for t in range(pop.T): clock["t"] = t; mech.step(pop.values[:, t])
+            return mech.finish(), seen
+        finally: del mech._perturb
+    (rel, sx), (_, sy) = run(x, False), run(y, True)
+    assert sx.keys() == sy.keys()
+    slots = sorted(t for t in sx if abs(sx[t] - sy[t]) > 1e-9)
+    a, t, e = rel.ledger.entries()
+    return slots, rel, float(e[(a == 0) & np.isin(t, slots)].sum()), float(sum(drawn[s] for s in slots))
+
+
+def test_finding1_app_books_every_report_the_window_moves(monkeypatch):
+    "w = 10, eps = 1, user 0 differs in slots 1..10: 19 reports move; the default books eps on them, the paper's accounting 1.9 eps."
+    x, y = _neighbours()
+    slots, rel, booked, drawn = influenced_reports(C.APP(EPS1, W1), x, y, monkeypatch)
+    assert slots == list(range(1, 20)) and rel.private
+    assert booked == pytest.approx(1.0) and booked <= EPS1 + 1e-12 and drawn <= EPS1 + 1e-12
+    slots, rel, booked, drawn = influenced_reports(C.APP(EPS1, W1, **PAPER_ACCOUNTING), x, y, monkeypatch)
+    assert slots == list(range(1, 20)) and not rel.private and rel.ledger.ok()     # its own books pass ...
+    assert booked == pytest.approx(1.9) and booked > EPS1                            # ... yet the window costs 1.9 eps
+
+
+CONFIGS = [(n, {"n_s": 5} if get_mechanism(n, eps=1.0, w=W1).sampling else {}) for n in FAMILY] + [
+    ("APP", {"acc_window": 3}), ("APP", {"Lq": 25}), ("CAPP", {"Lq": 7}), ("IPP", {"Lq": 15}), ("Sampling", {"n_s": 4, "Lq": 20}),
+    ("CAPP-S", {"n_s": 3, "acc_window": 2}), ("CAPP", {"variant": "authors_code"}), ("CAPP", {"sign": "printed"})]
+
+
+@pytest.mark.parametrize("name,kw", CONFIGS, ids=lambda v: str(v))
+def test_finding1_every_window_costs_at_most_eps(name, kw, monkeypatch):
+    "At every 3rd position of the changed window: the default books <= eps on the moved reports; the paper's accounting books > eps on some of these windows exactly where it is flagged (reach > 0)."
+    worst_default = worst_paper = 0.0
+    for first in range(0, 40 - W1 + 1, 3):
+        x, y = _neighbours(first)
+        slots, rel, booked, drawn = influenced_reports(get_mechanism(name, eps=EPS1, w=W1, **kw), x, y, monkeypatch)
+        assert slots and rel.private
+        worst_default = max(worst_default, booked, drawn)
+        m = get_mechanism(name, eps=EPS1, w=W1, **kw, **PAPER_ACCOUNTING)
+        slots, rel, booked, _ = influenced_reports(m, x, y, monkeypatch)
+        assert rel.private == (m.reach() == 0) and bool(m.unproven()) == (m.reach() > 0)
+        worst_paper = max(worst_paper, booked)
+    assert worst_default <= EPS1 + 1e-12
+    assert (worst_paper > EPS1 + 0.05) == (m.reach() > 0)                    # the test has power exactly where the flag is raised
+
+
+def test_finding1_a_halved_noise_is_caught(monkeypatch):
+    "APPDoubleBudget books eps on the moved reports but its randomizer draws 2 eps there."
+    x, y = _neighbours()
+    slots, rel, booked, drawn = influenced_reports(C.APPDoubleBudget(EPS1, W1), x, y, monkeypatch)
+    assert booked <= EPS1 + 1e-12 and drawn == pytest.approx(2.0)
+
+
+def test_private_by_default_and_the_opt_in():
+    s = _pop(T=40)
+    rel = C.APP(1.0, 10).run(s, rng=0)
+    assert rel.private and rel.reason == "" and C.APP.derivation and C.BASW.derivation
+    with pytest.raises(UnprovenConfiguration, match="allow_unproven=True"): C.APP(1.0, 10, strict=False).run(s, rng=0)
+    loose = C.APP(1.0, 10, strict=False).run(s, rng=0, check=False)
+    assert loose.private is False and "feedback path" in loose.reason
+    with pytest.raises(UnprovenConfiguration): loose.check()
+    opted = C.APP(1.0, 10, strict=False, allow_unproven=True).run(s, rng=0)
+    assert opted.private is False and opted.allow_unproven and "feedback path" in opted.reason
+    for name in ("SW-direct", "ToPL", "Laplace-direct", "SR-direct"):             # reach 0: the paper's accounting is the default's
+        assert get_mechanism(name, eps=1.0, w=10, strict=False).run(s, rng=0).private
+    with pytest.raises(ValueError, match="allow_unproven='yes' is not allowed"): C.APP(1.0, 10, allow_unproven="yes")
+
+
+def test_grid_records_the_unproven_form_as_not_private():
+    g = Grid({"pop": _pop(T=30)}, {"APP": ("APP", {"w": 10}), "APP paper": ("APP", {"w": 10, **PAPER_ACCOUNTING}),
+                                   "APP paper, no opt-in": ("APP", {"w": 10, "strict": False})},
+             params={"eps": [1.0]}, reps=1, metrics=[("mean", lambda est, truth: float(np.mean(est)))], truth=lambda s: s.values)
+    df = run_grid(g, executor="serial", progress=False).set_index("mechanism")
+    assert df.loc["APP", "private"] and df.loc["APP", "ledger_ok"]
+    for m in ("APP paper", "APP paper, no opt-in"):
+        assert not df.loc[m, "private"] and not df.loc[m, "ledger_ok"]
+
+
+@pytest.mark.parametrize("name", METHODS)
+def test_window_longer_than_the_stream_is_accepted(name):
+    "w > T: one window covers the stream, so eps over its reports; the books pass, by default and (opt-in) under the paper's accounting."
+    pop = _pop(T=7)
+    for kw in ([{}] if name == "BA-SW" else [{}, PAPER_ACCOUNTING, {"Lq": 3}]):
+        rel = get_mechanism(name, eps=1.0, w=20, **kw).run(pop, rng=0)
+        assert rel.ledger.max_window_spend().max() <= 1.0 + 1e-12 and np.all(np.isfinite(rel.estimates))
+        if name != "BA-SW": assert rel.info["eps_report"] == pytest.approx(1 / 7)      # 7 reports, all in one window

@@ -9,21 +9,21 @@ from __future__ import annotations
 import math, numbers
 import numpy as np
 from .core import (Mechanism, Release, Ledger, NumericPopulation, register, as_rng, check_eps, check_w,
-                            check_int, check_array, check_in_range, _bad)
+                            check_int, check_array, check_in_range, check_bool, _bad)
 
 PAPER = "CAPP (R. Du et al.): dual utilization of perturbation under w-event LDP"
 SMALL_EPS = 1e-4   # below this the closed form of b loses digits to cancellation: use its series
 
 # %% auto #0
-__all__ = ['PAPER', 'SMALL_EPS', 'RANDOMIZERS', 'SMOOTH_MODES', 'CAPP_SIGNS', 'FEEDBACKS', 'CAPP_VARIANTS', 'sw_params',
-           'sw_density', 'sw_perturb', 'sw_moments', 'sw_v1_moments', 'sw_sigma2_printed', 'deviation_moments',
-           'pm_perturb', 'pm_variance', 'laplace_perturb', 'laplace_variance', 'sr_perturb', 'sr_variance', 'randomize',
-           'sw_transition', 'sw_ems', 'sma', 'capp_offset', 'capp_bounds', 'report_schedule', 'max_in_span',
-           'per_report_budget', 'sampling_objective', 'choose_ns', 'segments', 'NumericLDPMechanism', 'PPMechanism',
-           'SWDirect', 'IPP', 'APP', 'CAPP', 'Sampling', 'APPS', 'CAPPS', 'ToPL', 'PMAPP', 'LaplaceDirect',
-           'LaplaceAPP', 'SRDirect', 'SRAPP', 'BASW', 'APPDoubleBudget', 'APPNoClip', 'required_population',
-           'QueryPopulation', 'query_population', 'user_values', 'mse_of_mean', 'cos_published', 'cos_smoothed',
-           'cos_raw', 'w1_user_means']
+__all__ = ['PAPER', 'SMALL_EPS', 'RANDOMIZERS', 'SMOOTH_MODES', 'CAPP_SIGNS', 'FEEDBACKS', 'CAPP_VARIANTS', 'STRICT_DERIVATION',
+           'sw_params', 'sw_density', 'sw_perturb', 'sw_moments', 'sw_v1_moments', 'sw_sigma2_printed',
+           'deviation_moments', 'pm_perturb', 'pm_variance', 'laplace_perturb', 'laplace_variance', 'sr_perturb',
+           'sr_variance', 'randomize', 'sw_transition', 'sw_ems', 'sma', 'capp_offset', 'capp_bounds',
+           'report_schedule', 'max_in_span', 'per_report_budget', 'sampling_objective', 'choose_ns', 'segments',
+           'NumericLDPMechanism', 'PPMechanism', 'SWDirect', 'IPP', 'APP', 'CAPP', 'Sampling', 'APPS', 'CAPPS', 'ToPL',
+           'PMAPP', 'LaplaceDirect', 'LaplaceAPP', 'SRDirect', 'SRAPP', 'BASW', 'APPDoubleBudget', 'APPNoClip',
+           'required_population', 'QueryPopulation', 'query_population', 'user_values', 'mse_of_mean', 'cos_published',
+           'cos_smoothed', 'cos_raw', 'w1_user_means']
 
 # %% ../nbs/12_capp.ipynb #0d0f9602
 def sw_params(eps):
@@ -219,8 +219,8 @@ def max_in_span(slots, T: int, span: int) -> int:
     span = min(span, T)
     return int((c[span:] - c[:-span]).max())
 
-def per_report_budget(eps, w, slots, reads, T, strict=False):
-    "(budget per report, ledger window): eps over the most reports in a w-window (the paper), or, strict, in a span of w + reach, the reach of a report into past data."
+def per_report_budget(eps, w, slots, reads, T, strict=True):
+    "(budget per report, ledger window): eps over the most reports in a span of w + reach (strict, the default), or in a window of w (the paper's accounting)."
     reach = int((slots - reads).max()) if strict else 0
     span = w + reach
     return eps / max_in_span(slots, T, span), span
@@ -258,8 +258,8 @@ class NumericLDPMechanism(Mechanism):
     "Base of CAPP's methods: a NumericPopulation in, each user's stream perturbed locally; start/step/finish and run(stream, rng)."
     paper, stream_kind = PAPER, "numeric"
     default_smooth: str | None = "centered"   # the authors' evaluation smooths every method but SW-direct
-    def __init__(self, eps, w, Lq=None, smooth="default"):
-        super().__init__(eps, w)
+    def __init__(self, eps, w, Lq=None, smooth="default", allow_unproven=False):
+        super().__init__(eps, w, allow_unproven)
         self.Lq = self.w if Lq is None else check_int(Lq, "Lq", minimum=1)
         self.smooth = _check_smooth(self.default_smooth if smooth == "default" else smooth)
     @property
@@ -301,15 +301,16 @@ class NumericLDPMechanism(Mechanism):
 # %% ../nbs/12_capp.ipynb #e0aa4e5a
 FEEDBACKS = ("none", "app", "capp")
 CAPP_VARIANTS = ("alg2", "authors_code")
+STRICT_DERIVATION = "12_capp: The default: strict accounting of the feedback path"
 
 class PPMechanism(NumericLDPMechanism):
     "SW-direct, IPP, APP, CAPP and their sampling (PP-S) and randomizer variants: one report per slot (or per segment), fed back through D."
     base, feedback, acc_default, sampling = "SW", "none", None, False
-    def __init__(self, eps, w, Lq=None, smooth="default", strict=False, acc_window="default", n_s=None,
-                 variant="alg2", sign="corrected", shrink=None):
-        super().__init__(eps, w, Lq, smooth)
-        if not isinstance(strict, (bool, np.bool_)): raise _bad("strict", strict, "True or False")
-        self.strict = bool(strict)
+    derivation = STRICT_DERIVATION
+    def __init__(self, eps, w, Lq=None, smooth="default", strict=True, acc_window="default", n_s=None,
+                 variant="alg2", sign="corrected", shrink=None, allow_unproven=False):
+        super().__init__(eps, w, Lq, smooth, allow_unproven)
+        self.strict = check_bool(strict, "strict")
         self.acc_window = self.acc_default if acc_window == "default" else (None if acc_window is None else check_int(acc_window, "acc_window", minimum=1))
         if self.feedback == "none" and self.acc_window is not None: raise _bad("acc_window", acc_window, f"None: {self.name} has no feedback")
         self.n_s = None if n_s is None else check_int(n_s, "n_s", minimum=1)
@@ -331,6 +332,20 @@ class PPMechanism(NumericLDPMechanism):
         if self.sampling: p["n_s"] = self.n_s
         if self.feedback == "capp": p |= {"variant": self.variant, "sign": self.sign, "shrink": self.shrink}
         return p
+
+    def reach(self) -> int:
+        "The most slots before its own that a report reads in a run of Lq slots: its segment, and through D the segments of earlier reports."
+        n_s = (self.n_s or choose_ns(self.eps, self.w, self.Lq)) if self.sampling else None
+        slots, reads = report_schedule(self.Lq, self.Lq, n_s, self.acc_window, self.feedback != "none")
+        return int((slots - reads).max())
+
+    def unproven(self) -> str:
+        "Why the configuration is not covered: the paper's accounting (strict=False) where a report reads past data; '' otherwise."
+        if self.strict or (A := self.reach()) == 0: return ""
+        return (f"strict=False books the paper's eps/w per report over windows of w (Theorems 3, 4 and 6), but a report of {self.name} "
+                f"reads data up to {A} slots before its own (through the fed-back deviations D or its segment), so a change in w "
+                f"consecutive slots reaches the reports of up to w + {A} slots (12_capp, erratum 'the w-event proofs ignore the "
+                f"feedback path'); strict=True books them")
 
     def _setup(self):
         T = self._T
@@ -461,6 +476,7 @@ class SRAPP(PPMechanism):
 class BASW(NumericLDPMechanism):
     "BA-SW (the authors' BA_SW.m, with w): budget absorption per user, SW dissimilarity at eps/(2w), SW publications absorbing skipped units."
     name = "BA-SW"
+    derivation = "12_capp: BA-SW (Sec. VI-A)"
     def _setup(self):
         self.unit = self.eps / (2 * self.w)
         self._ledger = Ledger.users(self._T, self._N, self.eps, self.w)
