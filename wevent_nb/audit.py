@@ -1,4 +1,4 @@
-"""A StatDP / DP-Sniper style auditor for every registered mechanism: w-neighbouring pairs of short streams, output events chosen on one batch of runs and bounded on a fresh one with Clopper-Pearson, so that the reported bound is a valid (1 - alpha) lower bound on the privacy loss.
+"""A StatDP / DP-Sniper style auditor for every registered mechanism: w-neighbouring pairs of short streams searched over levels, jumps and positions (with a bisection onto decision boundaries), output events chosen on one batch of runs and bounded on a fresh one with Clopper-Pearson, so that the reported bound is a valid (1 - alpha) lower bound on the privacy loss.
 
 Docs: https://wevent-nb.github.io/wevent_nb/audit.html.md"""
 
@@ -11,14 +11,17 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import betaincinv
 from .core import (Mechanism, HistogramStream, CategoricalPopulation, NumericPopulation, PersonalizedPopulation,
-                            ScalarStream, Ledger, Release, check_int, check_w, check_eps, as_rng)
+                            ScalarStream, Ledger, Release, check_int, check_w, check_eps, check_positive, as_rng)
 
 # %% auto #0
-__all__ = ['SUPPORTED_KINDS', 'PAIR_KINDS', 'N_QUANTILES', 'N_PATTERNS', 'N_AUDIT_USERS', 'N_AUDIT_NUMERIC', 'CLAIMS', 'cp_lower',
-           'cp_upper', 'loss_lower_bound', 'Pair', 'reference', 'neighbours', 'changed_timestamps', 'claimed_eps',
-           'neighbour_pairs', 'user_pairs', 'numeric_pairs', 'personalized_pairs', 'event_pairs', 'booked', 'simulate',
-           'features', 'patterns', 'Event', 'candidate_counts', 'oriented', 'AuditResult', 'default_pairs', 'audit',
-           'ToyLocalMean', 'ToyPersonalized', 'ToyEventLaplace', 'ToyLocalMeanHalfNoise', 'ToyPersonalizedLargest',
+__all__ = ['SUPPORTED_KINDS', 'PAIR_KINDS', 'N_QUANTILES', 'N_PATTERNS', 'N_AUDIT_USERS', 'N_AUDIT_NUMERIC', 'LEVELS', 'HEIGHTS',
+           'D_HIST', 'D_LOCAL', 'SHAPES', 'N_BOUNDARIES', 'BISECT_RUNS', 'MIN_GAP', 'SEARCH', 'N_SCREEN',
+           'SCREEN_LEVEL', 'N_KEEP', 'SELECT_SHARE', 'CLAIMS', 'cp_lower', 'cp_upper', 'loss_lower_bound', 'Pair',
+           'reference', 'neighbours', 'changed_timestamps', 'claimed_eps', 'neighbour_pairs', 'user_pairs',
+           'numeric_pairs', 'personalized_pairs', 'event_pairs', 'booked', 'simulate', 'features', 'patterns', 'Event',
+           'candidate_counts', 'oriented', 'AuditResult', 'default_pairs', 'random_pairs', 'Jump', 'jump_families',
+           'Boundary', 'find_boundary', 'ToyRawThreshold', 'search_pairs', 'screen', 'audit', 'ToyLocalMean',
+           'ToyPersonalized', 'ToyEventLaplace', 'ToyLocalMeanHalfNoise', 'ToyPersonalizedLargest',
            'ToyEventLaplaceHalfNoise']
 
 # %% ../nbs/05_audit.ipynb #12d5df8e
@@ -189,6 +192,10 @@ def _seq(seed) -> np.random.SeedSequence:
     "A SeedSequence from an int, None or a SeedSequence."
     return seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
 
+def _run_unchecked(mech, stream, rng) -> Release:
+    "One run of `mech` on `stream`: every run the auditor makes goes through here."
+    return mech.run(stream, rng=rng, check=False)   # the auditor audits broken mechanisms too: their books are not checked here
+
 def booked(release, ts, account=0) -> float:
     "What the release's ledger books on timestamps `ts` for `account`: their spends plus a standing charge started by then."
     led = release.ledger
@@ -201,7 +208,7 @@ def simulate(mech, stream, n, seed, ts=None, account=0):
     seeds = _seq(seed).generate_state(n, dtype=np.uint64)
     est, pub, book = None, None, (None if ts is None else np.empty(n))
     for i, s in enumerate(seeds):
-        r = mech.run(stream, rng=int(s), check=False)   # the auditor audits broken mechanisms too
+        r = _run_unchecked(mech, stream, int(s))
         e = np.asarray(r.estimates, float)
         if est is None: est, pub = np.empty((n, r.T, e.size // r.T)), np.empty((n, r.T), bool)
         est[i] = e.reshape(r.T, -1); pub[i] = r.published
@@ -287,7 +294,7 @@ class AuditResult:
     eps_lower_bound: float
     claimed: float            # what the bound is compared with: eps, or the largest booking on the pair's changes
     claim: str                # 'eps' or 'ledger'
-    pair: str
+    pair: str                 # the label of the pair the bound was found on (level, jump height and position, changed window)
     event: str
     numerator: str            # which stream of the pair the event favours ('x0' or 'x1')
     k_num: int                # runs in the event on the favoured stream, of n_runs
@@ -297,29 +304,39 @@ class AuditResult:
     selection_bound: float    # the chosen event's bound on the selection runs (optimistic: it was chosen there)
     runs_per_second: float
     seconds: float
+    candidates: int = 0       # candidate pairs screened (0: the pairs were given, or search=0)
+    found: Pair | None = field(default=None, repr=False)   # the pair itself, to audit it again
     @property
     def passed(self) -> bool: return self.eps_lower_bound <= self.claimed
     def row(self) -> dict:
         "One table row."
         return dict(mechanism=self.mechanism, eps=self.eps, claim=self.claim, claimed=round(self.claimed, 3), bound=round(self.eps_lower_bound, 3), verdict="pass" if self.passed else "VIOLATION",
                     pair=self.pair, event=self.event, counts=f"{self.k_num}/{self.n_runs} vs {self.k_den}/{self.n_runs}",
-                    runs_per_s=round(self.runs_per_second), seconds=round(self.seconds, 2))
+                    candidates=self.candidates, runs_per_s=round(self.runs_per_second), seconds=round(self.seconds, 2))
 
 # %% ../nbs/05_audit.ipynb #029b9dce
 N_AUDIT_USERS = 20   # users in the categorical and personalized pairs: few, so that one user's change is a sizeable part of the signal
 N_AUDIT_NUMERIC = 1  # users in the numeric pairs: alone, user 0's reports are the whole release (averaging 20 users' noise hid a 2 eps leak)
 
+def _sizes(mech) -> tuple[int, int]:
+    "Stream lengths (both >= w, short so runs are cheap): T = clip(2w, 6, 12) for histogram and scalar streams, clip(w + 2, 4, 8) for populations."
+    w = mech.w
+    return max(w, min(max(2 * w, 6), 12)), max(w, min(max(w + 2, 4), 8))
+
+def _rich(N, eps) -> np.ndarray:
+    "Personalized budgets of the audit's populations: users alternate between eps and 2 eps (user 0 has eps)."
+    return np.where(np.arange(N) % 2 == 1, 2 * eps, eps)
+
 def default_pairs(mech) -> list[Pair]:
-    "Pairs for `mech` by stream kind: histogram and scalar T = clip(2w, 6, 12) (>= w), d = 1; categorical and personalized 20 users, d = 2, numeric 1 user, T = clip(w + 2, 4, 8) (>= w)."
+    "The fixed pairs for `mech` by stream kind: histogram and scalar T = clip(2w, 6, 12) (>= w), d = 1; categorical and personalized 20 users, d = 2, numeric 1 user, T = clip(w + 2, 4, 8) (>= w)."
     w, kind = mech.w, mech.stream_kind
-    T_central, T_local = max(w, min(max(2 * w, 6), 12)), max(w, min(max(w + 2, 4), 8))
+    T_central, T_local = _sizes(mech)
     if kind == "histogram": return neighbour_pairs(T_central, 1, w)
     if kind == "scalar": return event_pairs(T_central)
     if kind == "categorical": return user_pairs(N_AUDIT_USERS, T_local, 2, w)
     if kind == "numeric": return numeric_pairs(N_AUDIT_NUMERIC, T_local, w)
     if kind == "personalized":                       # user 0 at (eps, w); the others alternate with (2 eps, w)
-        rich = np.arange(N_AUDIT_USERS) % 2 == 1
-        return personalized_pairs(N_AUDIT_USERS, T_local, 2, np.where(rich, 2 * mech.eps, mech.eps), np.full(N_AUDIT_USERS, w))
+        return personalized_pairs(N_AUDIT_USERS, T_local, 2, _rich(N_AUDIT_USERS, mech.eps), np.full(N_AUDIT_USERS, w))
     raise ValueError(f"stream kind {kind!r} of {type(mech).__name__} is not supported: audit takes {SUPPORTED_KINDS}")
 
 def _key(s) -> bytes:
@@ -327,6 +344,273 @@ def _key(s) -> bytes:
     parts = [s.counts] if isinstance(s, HistogramStream) else [s.values] + ([s.eps, s.w] if isinstance(s, PersonalizedPopulation) else [])
     return b"|".join(np.ascontiguousarray(a).tobytes() for a in parts)
 
+# %% ../nbs/05_audit.ipynb #f4a610e7
+LEVELS = (1.0, 1e5)       # histogram levels, log-uniform: from a bin of one record to a city-scale count (the papers' data sets)
+HEIGHTS = (1.0, 1e5)      # jump heights, log-uniform over the same range (scale-free: every decade is drawn as often)
+D_HIST = (1, 2, 4)        # histogram dimensions: one bin, and a few (the changed bin need not be the one that jumps)
+D_LOCAL = (2, 4)          # categories of the categorical and personalized populations
+SHAPES = ("flat", "step", "spike", "repeat")   # histogram bases: the shapes of `neighbour_pairs`, at random levels, heights and positions
+
+def _loguniform(g, lo, hi, size=None): return np.exp(g.uniform(np.log(lo), np.log(hi), size))
+
+def _span(s, e) -> str: return f"t={s}" if e - s == 1 else f"t={s}..{e - 1}"
+
+def _window(g, T, w, at=None) -> tuple[int, int]:
+    "A changed window s..e-1 of r in 1..w timestamps inside T, starting at `at` half of the time (when given), else anywhere."
+    s = int(at) if at is not None and g.random() < 0.5 else int(g.integers(T))
+    return s, s + int(g.integers(1, min(w, T - s) + 1))
+
+def _hist_pair(g, T, w) -> Pair:
+    "A random histogram pair: the base's levels and jump (shape, height, direction, position, bin); the changed window, bin and sign."
+    d = int(g.choice(D_HIST))
+    lev = np.round(_loguniform(g, *LEVELS, d))
+    shape, p, j = str(g.choice(SHAPES)), int(g.integers(1, T)), int(g.integers(d))
+    h, up = float(np.round(_loguniform(g, *HEIGHTS))), bool(g.random() < 0.5)
+    rows = {"flat": np.zeros(T, bool), "step": np.arange(T) >= p, "spike": np.arange(T) == p, "repeat": np.arange(T) % 2 == p % 2}[shape]
+    x0 = np.tile(lev, (T, 1)); x0[rows if up else ~rows, j] += h if shape != "flat" else 0.0
+    s, e = _window(g, T, w, None if shape == "flat" else p)              # half of the changes start at the jump
+    b = j if g.random() < 0.5 else int(g.integers(d))
+    sign = -1.0 if g.random() < 0.5 and x0[s:e, b].min() >= 1 else 1.0   # a count stays >= 0
+    x1 = x0.copy(); x1[s:e, b] += sign
+    base = f"level {lev[j]:g}" + ("" if shape == "flat" else f", {shape} {'up' if up else 'down'} {h:g} at t={p}")
+    return Pair(HistogramStream(x0), HistogramStream(x1), f"{base} (bin {j} of d={d}, T={T}); {sign:+g} at {_span(s, e)}, bin {b}")
+
+def _user_values(g, N, T, d, w) -> tuple[np.ndarray, np.ndarray, int, str]:
+    "Random categorical values (N, T) of a pair: the others per timestamp from random frequencies (flat, or a step), one user changed over a window."
+    p = int(g.integers(1, T))
+    f0 = g.dirichlet(np.ones(d)); f1 = g.dirichlet(np.ones(d)) if g.random() < 0.5 else f0
+    v0 = np.stack([g.choice(d, N, p=f0 if t < p else f1) for t in range(T)], 1)
+    u = int(g.integers(N))
+    if g.random() < 0.5: v0[u] = int(g.integers(d))                      # the changed user holds one value, else random ones
+    s, e = _window(g, T, w)
+    v1 = v0.copy(); v1[u, s:e] = (v0[u, s:e] + g.integers(1, d, e - s)) % d
+    others = "flat" if f1 is f0 else f"step at t={p}"
+    return v0, v1, u, f"N={N} d={d}, others {others}; user {u}: {v0[u, s:e].tolist()} -> {v1[u, s:e].tolist()} at {_span(s, e)}"
+
+def _numeric_pair(g, N, T, w, lo=0.0, hi=1.0) -> Pair:
+    "Random numeric populations: each user flat, a step or random; user 0's values changed over a window, to the domain's ends or at random."
+    t = np.arange(T)
+    v0 = np.stack([np.full(T, a) if k == 0 else np.where(t < p, a, b) if k == 1 else g.uniform(lo, hi, T)
+                   for a, b, p, k in zip(g.uniform(lo, hi, N), g.uniform(lo, hi, N), g.integers(1, T, N), g.integers(3, size=N))])
+    s, e = _window(g, T, w)
+    v1 = v0.copy()
+    if g.random() < 0.5: v0[0, s:e], v1[0, s:e] = (lo, hi) if g.random() < 0.5 else (hi, lo)     # the largest change a user can make
+    else: v1[0, s:e] = g.uniform(lo, hi, e - s)
+    return Pair(NumericPopulation(v0, lo, hi), NumericPopulation(v1, lo, hi),
+                f"N={N}; user 0: {np.round(v0[0, s:e], 3).tolist()} -> {np.round(v1[0, s:e], 3).tolist()} at {_span(s, e)}")
+
+def _scalar_pair(g, T, lo=0.0, hi=1.0) -> Pair:
+    "Random event-level scalar streams: a flat, step, ramp or random base; one timestamp changed, to the domain's ends or at random."
+    shape, a, b, p = str(g.choice(("flat", "step", "ramp", "random"))), g.uniform(lo, hi), g.uniform(lo, hi), int(g.integers(1, T))
+    v0 = {"flat": np.full(T, a), "step": np.where(np.arange(T) < p, a, b), "ramp": np.linspace(a, b, T), "random": g.uniform(lo, hi, T)}[shape]
+    t, v1 = int(g.integers(T)), v0.copy()
+    if g.random() < 0.5: v0[t], v1[t] = (lo, hi) if g.random() < 0.5 else (hi, lo)
+    else: v1[t] = g.uniform(lo, hi)
+    base = {"flat": f"flat {a:.3g}", "step": f"step {a:.3g} -> {b:.3g} at t={p}", "ramp": f"ramp {a:.3g} -> {b:.3g}", "random": "random"}[shape]
+    return Pair(ScalarStream(v0, lo, hi), ScalarStream(v1, lo, hi), f"{base} (T={T}); {v0[t]:.3g} -> {v1[t]:.3g} at t={t}")
+
+def random_pairs(mech,   # the mechanism: its stream kind, w and (personalized) eps shape the pairs
+                 n,      # how many pairs to draw
+                 rng=0,  # seed (int, SeedSequence or None): the same seed draws the same pairs
+                ) -> list[Pair]:
+    "n random neighbouring pairs for `mech`'s stream kind, drawn over the ranges above."
+    n, g, w, kind = check_int(n, "n", minimum=0), as_rng(_seq(rng)), mech.w, mech.stream_kind
+    if kind not in SUPPORTED_KINDS: raise ValueError(f"stream kind {kind!r} of {type(mech).__name__} is not supported: audit takes {SUPPORTED_KINDS}")
+    Tc, Tl = _sizes(mech)
+    N, out = N_AUDIT_USERS, []
+    for _ in range(n):
+        if kind == "histogram": out.append(_hist_pair(g, Tc, w))
+        elif kind == "scalar": out.append(_scalar_pair(g, Tc))
+        elif kind == "numeric": out.append(_numeric_pair(g, N_AUDIT_NUMERIC, Tl, w))
+        else:
+            d = int(g.choice(D_LOCAL))
+            v0, v1, u, label = _user_values(g, N, Tl, d, w)
+            if kind == "categorical": out.append(Pair(CategoricalPopulation(v0, d), CategoricalPopulation(v1, d), label))
+            else:
+                e, ww = _rich(N, mech.eps), np.full(N, w)
+                out.append(Pair(PersonalizedPopulation(v0, d, e, ww), PersonalizedPopulation(v1, d, e, ww), f"{label} (eps_u={e[u]:g})"))
+    return out
+
+# %% ../nbs/05_audit.ipynb #d0288f56
+N_BOUNDARIES = 2      # jump families bisected per audit: two random levels, positions, bins and directions
+BISECT_RUNS = 16      # runs per bisection step: a noise-free decision shows in every run, a noisy one is located near its middle
+MIN_GAP = 0.5         # a boundary lies in the range when a decision's frequency moves by at least this much from height 0 to the largest
+
+@dataclass(eq=False)
+class Jump:
+    "A family of streams with a jump of height h in 0..H at timestamp t: `stream(h)`, and `pair(h_lo, h_hi)` straddling a boundary h_lo|h_hi."
+    kind: str                 # 'histogram', 'categorical' or 'personalized'
+    base: np.ndarray          # histogram: counts (T, d) at one level per bin; populations: values (N, T), every user at one category
+    t: int                    # the jump's timestamp
+    j: int                    # histogram: the bin that jumps; populations: the category the switching users move to
+    up: bool                  # histogram: bin j rises by h at t (else it falls by h)
+    H: int                    # the largest height searched
+    shape: str = "step"       # 'step' (from t on) or 'spike' (at t only)
+    d: int = 1                # bins or categories
+    order: tuple = ()         # populations: the users who switch, in order, then the changed user last
+    eps: np.ndarray | None = None   # personalized: each user's eps_i
+    w: np.ndarray | None = None     # personalized: each user's w_i
+    def values(self, h) -> np.ndarray:
+        "The raw data of the member of height h."
+        x, T = self.base.copy(), self.base.shape[0 if self.kind == "histogram" else 1]
+        rows = np.arange(T) >= self.t if self.shape == "step" else np.arange(T) == self.t
+        if self.kind == "histogram": x[rows if self.up else ~rows, self.j] += h
+        else: x[np.ix_(list(self.order[:h]), np.flatnonzero(rows))] = self.j
+        return x
+    def _stream(self, x):
+        if self.kind == "histogram": return HistogramStream(x)
+        if self.kind == "categorical": return CategoricalPopulation(x, self.d)
+        return PersonalizedPopulation(x, self.d, self.eps, self.w)
+    def stream(self, h):
+        "The member of height h as a stream."
+        return self._stream(self.values(h))
+    def pair(self, h_lo, h_hi) -> Pair:
+        "Neighbours straddling h_lo|h_hi, changed at t only: a jump of h_lo against h_lo + 1 (rising), of h_hi against h_hi - 1 (falling)."
+        if self.kind == "histogram":                     # +1 at t either way, so counts stay >= 0
+            h = h_lo if self.up else h_hi
+            x0 = self.values(h); x1 = x0.copy(); x1[self.t, self.j] += 1
+            what = (f"level {self.base[0, self.j]:g}, {self.shape} {'up' if self.up else 'down'} {h:g} at t={self.t} "
+                    f"(bin {self.j} of d={self.d}, T={x0.shape[0]}); +1 at t={self.t}, bin {self.j}")
+        else:                                            # the changed user switches too: h_lo + 1 switchers at t
+            x0 = self.values(h_lo); x1 = x0.copy(); u = self.order[-1]; x1[u, self.t] = self.j
+            what = f"N={x0.shape[0]} d={self.d}, {h_lo} users {self.base[0, 0]} -> {self.j} at t={self.t} ({self.shape}); user {u}: {x0[u, self.t]} -> {self.j} at t={self.t}"
+        return Pair(self._stream(x0), self._stream(x1), f"boundary {h_lo:g}|{h_hi:g}: {what}")
+
+def jump_families(mech,   # the mechanism: its stream kind, w and (personalized) eps shape the families
+                  n,      # how many families to draw
+                  rng=0,  # seed (int, SeedSequence or None)
+                 ) -> list[Jump]:
+    "n random jump families: histogram (any level, position, bin, direction, H = 10^5), categorical and personalized (users switching category, H = N - 1); none for numeric and scalar streams."
+    g, kind, w = as_rng(_seq(rng)), mech.stream_kind, mech.w
+    Tc, Tl = _sizes(mech)
+    out, N = [], N_AUDIT_USERS
+    for _ in range(check_int(n, "n", minimum=0)):
+        if kind == "histogram":
+            d = int(g.choice(D_HIST))
+            out.append(Jump(kind, np.tile(np.round(_loguniform(g, *LEVELS, d)), (Tc, 1)), int(g.integers(1, Tc)), int(g.integers(d)),
+                            bool(g.random() < 0.5), int(HEIGHTS[1]), str(g.choice(("step", "spike"))), d))
+        elif kind in ("categorical", "personalized"):
+            d = int(g.choice(D_LOCAL)); a = int(g.integers(d)); b = int((a + g.integers(1, d)) % d)
+            pers = kind == "personalized"
+            out.append(Jump(kind, np.full((N, Tl), a), int(g.integers(1, Tl)), b, True, N - 1, str(g.choice(("step", "spike"))), d,
+                            tuple(int(i) for i in g.permutation(N)), _rich(N, mech.eps) if pers else None, np.full(N, w) if pers else None))
+    return out
+
+@dataclass(frozen=True)
+class Boundary:
+    "A located decision boundary: heights h_lo | h_hi = h_lo + 1 at which the frequency of a decision (`channel` at timestamp `t`) is f_lo and f_hi."
+    h_lo: int
+    h_hi: int
+    t: int
+    channel: str              # 'published' (the flag) or 'changed' (the release differs from the previous one)
+    f_lo: float               # the decision's frequency at height 0 (the side of h_lo)
+    f_hi: float               # ... and at height H (the side of h_hi)
+    runs: int                 # runs the bisection took
+
+def _decisions(est, pub) -> np.ndarray:
+    "Per run, the decisions: published at each t, then whether the release changed from t - 1 to t (t >= 1)."
+    return np.concatenate([pub, np.any(est[:, 1:] != est[:, :-1], axis=2)], 1).astype(float)
+
+def find_boundary(mech,              # the mechanism
+                  jump,              # a `Jump` family of streams
+                  rng=0,             # seed (int, SeedSequence or None) of the runs
+                  n=BISECT_RUNS,     # runs per height tried
+                 ) -> Boundary | None:
+    "Bisect the integer jump height in 0..H on the decision whose frequency moves most between the ends; None if none moves by MIN_GAP."
+    ss = _seq(rng)
+    def freq(h): return _decisions(*simulate(mech, jump.stream(h), n, ss.spawn(1)[0])[:2]).mean(0)
+    lo, hi, T = 0, jump.H, jump.stream(0).T
+    f0, f1 = freq(lo), freq(hi)
+    k, runs = int(np.argmax(np.abs(f1 - f0))), 2 * n
+    if abs(f1[k] - f0[k]) < MIN_GAP: return None
+    while hi - lo > 1:                                   # the invariant: lo decides like 0, hi like H
+        mid = (lo + hi) // 2
+        f, runs = freq(mid)[k], runs + n
+        if abs(f - f0[k]) <= abs(f - f1[k]): lo = mid
+        else: hi = mid
+    return Boundary(lo, hi, k if k < T else k - T + 1, "published" if k < T else "changed", float(f0[k]), float(f1[k]), runs)
+
+# %% ../nbs/05_audit.ipynb #0761a4db
+class ToyRawThreshold(Mechanism):
+    "Deliberately broken (histogram, not registered): publishes x_t + Lap(w / eps) when the raw |x_t - x_{t-1}|_1 > tau, else repeats its last release; books eps / w per publication."
+    name, paper, stream_kind = "ToyRawThreshold", "audit example", "histogram"
+    def __init__(self, eps, w, tau=5.0):
+        super().__init__(eps, w)
+        self.tau = check_positive(tau, "tau")             # public: the threshold on the raw jump (finite, > 0)
+    @property
+    def params(self) -> dict: return {**super().params, "tau": self.tau}
+    def run(self, stream, rng=None):
+        s = self.check_stream(stream)
+        pub = np.r_[True, np.abs(np.diff(s.counts, axis=0)).sum(1) > self.tau]    # the bug: a test on the raw data, without noise
+        fresh = s.counts[pub] + as_rng(rng).laplace(0.0, self.w / self.eps, (int(pub.sum()), s.d))
+        led = Ledger.central(s.T, self.eps, self.w).spend_series(np.where(pub, self.eps / self.w, 0.0))   # at most w publications a window
+        return Release(fresh[np.cumsum(pub) - 1], pub, led, self.name, self.params)
+
+# %% ../nbs/05_audit.ipynb #dc0ed87f
+SEARCH = 12           # random candidate pairs per audit (the default search effort); with the fixed pairs and the boundaries, about 20 candidates
+N_SCREEN = 24         # runs per stream that screen a candidate: a deterministic difference already scores about 2.8
+SCREEN_LEVEL = 0.25   # the screen ranks, it does not bound: a lenient level ranks near the point estimates (0.025 put weaker pairs first)
+N_KEEP = 2            # candidates kept after the screen; each has its best event among the final candidates
+SELECT_SHARE = 0.5    # selection runs per side when searching, as a share of n_runs: the screen has already narrowed the candidates
+
+def _search(mech, search, ss) -> tuple[list[Pair], int]:
+    "The candidates (the fixed pairs, `search` random pairs, the pairs at the boundaries of N_BOUNDARIES jump families) and the runs the bisections took."
+    s_rand, s_jump, s_bis = ss.spawn(3)
+    cands, runs = default_pairs(mech) + random_pairs(mech, search, s_rand), 0
+    if search:
+        for jump, sb in zip(jump_families(mech, N_BOUNDARIES, s_jump), s_bis.spawn(N_BOUNDARIES)):
+            b = find_boundary(mech, jump, sb)
+            runs += 2 * BISECT_RUNS if b is None else b.runs
+            if b is not None: cands.append(jump.pair(b.h_lo, b.h_hi))
+    return cands, runs
+
+def search_pairs(mech,            # the mechanism (it is run to locate the boundaries)
+                 search=SEARCH,   # random pairs to draw; 0: the fixed pairs only
+                 rng=0,           # seed (int, SeedSequence or None)
+                ) -> list[Pair]:
+    "The candidate pairs `audit` screens: `default_pairs`, `search` random pairs, and pairs straddling the decision boundaries found."
+    return _search(mech, check_int(search, "search", minimum=0), _seq(rng))[0]
+
+class _Store:
+    "Runs per distinct stream, extended with fresh seeds when more are asked for (the screen's runs serve the selection)."
+    def __init__(self, mech): self.mech, self.runs, self.count = mech, {}, 0
+    def get(self, x, n, ss):
+        "The first n runs on `x` (estimates, published), running more from `ss` if needed."
+        k = _key(x)
+        est, pub = self.runs.get(k, (np.zeros((0,)), np.zeros((0,))))
+        if len(est) < n:
+            e, p, _ = simulate(self.mech, x, n - len(est), ss.spawn(1)[0])
+            self.count += n - len(est)
+            est, pub = (e, p) if len(est) == 0 else (np.concatenate([est, e]), np.concatenate([pub, p]))
+            self.runs[k] = (est, pub)
+        return est[:n], pub[:n]
+
+def _events(pair, r0, r1, n, a):
+    "The oriented candidate events of `pair` from n runs a side (r0, r1), whether x0 is their numerator, and their bounds at level a."
+    (e0, b0), (e1, b1) = r0, r1
+    F0, names = features(e0, b0, pair); F1, _ = features(e1, b1, pair)
+    ev, k0, k1 = candidate_counts(F0, F1, patterns(b0), patterns(b1), names)
+    E, num, den, first = oriented(ev, k0, k1, n)
+    return E, first, loss_lower_bound(num, den, n, n, a)
+
+def _screen(mech, pairs, n, ss, level, store) -> np.ndarray:
+    "Scores of `pairs` on n runs a side kept in `store`."
+    out = []
+    for p in pairs:
+        r0, r1 = store.get(p.x0, n, ss), store.get(p.x1, n, ss)
+        out.append(float(_events(p, r0, r1, n, level)[2].max()) - claimed_eps(mech, p))
+    return np.array(out)
+
+def screen(mech,                # the mechanism
+           pairs,               # the candidate pairs
+           n=N_SCREEN,          # runs per stream
+           rng=0,               # seed (int, SeedSequence or None) of the runs
+           level=SCREEN_LEVEL,  # the level of the scoring bounds (a ranking, not a guarantee)
+          ) -> np.ndarray:
+    "Each pair's score: its best event's bound on n runs a side, less the eps claimed for the pair (higher: more promising)."
+    return _screen(mech, list(pairs), check_int(n, "n", minimum=1), _seq(rng), level, _Store(mech))
+
+# %% ../nbs/05_audit.ipynb #535e0899
 def _runs(mech, pairs, n, seed, book=False):
     "Statistics of n runs on each distinct stream of `pairs` (run once per stream unless `book`), and the largest booking on the changes."
     cache, out, ss = {}, [], _seq(seed)
@@ -344,30 +628,47 @@ def _runs(mech, pairs, n, seed, book=False):
 
 CLAIMS = ("eps", "ledger")
 
-def audit(mechanism, pairs=None, n_runs=2000, alpha=0.05, rng=0, n_select=None, n_final=3, claim="eps") -> AuditResult:
-    "Lower-bound the privacy loss of `mechanism` (instance or factory) on chosen (pair, event); compare with its eps or (claim='ledger') its booking."
+def audit(mechanism,        # a Mechanism, or a factory returning one
+          pairs=None,       # the pairs to try (no search); None: search them
+          n_runs=2000,      # fresh final runs per side that bound the chosen events
+          alpha=0.05,       # the reported bound holds with probability >= 1 - alpha
+          rng=0,            # seed (int or None) of everything random: the candidates drawn, the screen, selection and final runs
+          n_select=None,    # selection runs per side; default n_runs (searching: SELECT_SHARE * n_runs, the screen's runs included)
+          n_final=3,        # chosen events bounded on the final runs (Bonferroni over them)
+          claim="eps",      # compare with 'eps' (the guarantee) or 'ledger' (what the runs book on the pair's changes)
+          search=SEARCH,    # random candidate pairs beside the fixed ones and the boundaries; 0: the fixed pairs only
+         ) -> AuditResult:
+    "Lower-bound the privacy loss of `mechanism` on searched (or given) pairs and chosen events; compare with its eps or its booking."
     mech = mechanism if isinstance(mechanism, Mechanism) else mechanism()
     if not isinstance(mech, Mechanism): raise ValueError(f"mechanism must be a Mechanism or a factory returning one, got {type(mech).__name__}")
+    if mech.eps is None or mech.w is None:     # e.g. PBD(): its budgets come from the population it is given
+        raise ValueError(f"{type(mech).__name__} takes its budgets from the population: audit it built with the (eps, w) its test populations should declare, e.g. {type(mech).__name__}(eps=1.0, w=3)")
     if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.floating)) or not 0 < alpha < 1:
         raise ValueError(f"alpha={alpha!r} is not allowed: alpha must be in (0, 1)")
-    n_runs = check_int(n_runs, "n_runs", minimum=1)
-    n_select = n_runs if n_select is None else check_int(n_select, "n_select", minimum=1)
-    n_final = check_int(n_final, "n_final", minimum=1)
+    n_runs, n_final = check_int(n_runs, "n_runs", minimum=1), check_int(n_final, "n_final", minimum=1)
+    search = check_int(search, "search", minimum=0)
+    searching = pairs is None and search > 0
+    n_select = (max(1, round(SELECT_SHARE * n_runs)) if searching else n_runs) if n_select is None else check_int(n_select, "n_select", minimum=1)
     if claim not in CLAIMS: raise ValueError(f"claim={claim!r} is not allowed: claim must be one of {CLAIMS}")
-    pairs = default_pairs(mech) if pairs is None else list(pairs)
+    root = np.random.SeedSequence(None if rng is None else rng)
+    s_sel, s_fin = root.spawn(2)                                # the final runs' seeds: used for nothing else
+    t0, store, n_cand, n_bisect = time.perf_counter(), _Store(mech), 0, 0
+    if searching:
+        s_search, s_screen = root.spawn(2)
+        cands, n_bisect = _search(mech, search, s_search)
+        scores = _screen(mech, cands, N_SCREEN, s_screen, SCREEN_LEVEL, store)
+        pairs, n_cand = [cands[i] for i in np.argsort(-scores, kind="stable")[:N_KEEP]], len(cands)
+    else: pairs = default_pairs(mech) if pairs is None else list(pairs)
     if not pairs: raise ValueError("pairs=[] is not allowed: pairs must hold at least one Pair")
     for p in pairs: changed_timestamps(p.x0, p.x1, mech.w)
-    root = np.random.SeedSequence(None if rng is None else rng)
-    s_sel, s_fin = root.spawn(2)
-    t0 = time.perf_counter()
     a = alpha / (2 * n_final)                                   # Bonferroni: two one-sided bounds per final candidate
-    best = []                                                   # (selection bound, pair index, event, numerator is x0)
-    for i, (F0, F1, c0, c1, names, _) in enumerate(_runs(mech, pairs, n_select, s_sel)):
-        ev, k0, k1 = candidate_counts(F0, F1, c0, c1, names)
-        E, num, den, first = oriented(ev, k0, k1, n_select)
-        b = loss_lower_bound(num, den, n_select, n_select, a)
-        for j in np.argsort(-b)[:n_final]: best.append((float(b[j]), i, E[j], bool(first[j])))
-    best = sorted(best, key=lambda r: -r[0])[:n_final]
+    ranked = []                                                 # per pair, its best events: (selection bound, pair index, event, numerator is x0)
+    for i, p in enumerate(pairs):
+        E, first, b = _events(p, store.get(p.x0, n_select, s_sel), store.get(p.x1, n_select, s_sel), n_select, a)
+        ranked.append([(float(b[j]), i, E[j], bool(first[j])) for j in np.argsort(-b)[:n_final]])
+    by_bound = lambda rs: sorted(rs, key=lambda r: -r[0])
+    best = by_bound(rs[0] for rs in ranked)[:n_final] if searching else []    # searching: the best event of each kept pair first
+    best += by_bound(r for rs in ranked for r in (rs[1:] if searching else rs))[:n_final - len(best)]
     used = sorted({i for _, i, _, _ in best})
     fin = dict(zip(used, _runs(mech, [pairs[i] for i in used], n_runs, s_fin, claim == "ledger")))
     res = []
@@ -378,10 +679,10 @@ def audit(mechanism, pairs=None, n_runs=2000, alpha=0.05, rng=0, n_select=None, 
         b = float(loss_lower_bound(kn, kd, n_runs, n_runs, a))
         res.append((b - (claimed_eps(mech, pairs[i]) if claim == "eps" else bk), b, sb, i, e, first, kn, kd, bk))
     secs = time.perf_counter() - t0
-    n_total = n_select * len({_key(x) for p in pairs for x in (p.x0, p.x1)}) + n_runs * len({_key(x) for i in used for x in (pairs[i].x0, pairs[i].x1)})
+    n_total = n_bisect + store.count + n_runs * len({_key(x) for i in used for x in (pairs[i].x0, pairs[i].x1)})
     _, bound, sb, i, e, first, kn, kd, bk = max(res, key=lambda r: r[0])     # the candidate closest to (or past) its claim
     return AuditResult(type(mech).__name__, mech.eps, bound, claimed_eps(mech, pairs[i]) if claim == "eps" else bk, claim, pairs[i].label, str(e),
-                       "x0" if first else "x1", kn, kd, n_runs, alpha, sb, n_total / secs, secs)
+                       "x0" if first else "x1", kn, kd, n_runs, alpha, sb, n_total / secs, secs, n_cand, pairs[i])
 
 # %% ../nbs/05_audit.ipynb #2cd11d62
 class ToyLocalMean(Mechanism):
