@@ -133,7 +133,7 @@ def test_raw_threshold_toy_caught_at_a_random_tau():
 def test_issue_taus_missed_by_the_fixed_pairs_caught_by_the_search(tau):
     m = ToyRawThreshold(1.0, 3, tau)
     old = audit(m, pairs=default_pairs(m), n_runs=TOY_RUNS, rng=0)            # the auditor before the search
-    assert old.passed == (tau != 5.0), old.row()                               # the fixed pairs' jumps (5 and 6) straddle only tau = 5
+    assert old.passed == (tau != 5.0), old.row()                               # the fixed pairs' jumps (6, changed by +-1) straddle only tau in [5, 7)
     assert audit(m, n_runs=TOY_RUNS, rng=0, search=0).eps_lower_bound == old.eps_lower_bound
     new = audit(m, n_runs=TOY_RUNS, rng=0)
     assert not new.passed and new.eps_lower_bound > 1.0, new.row()

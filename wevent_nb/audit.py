@@ -351,9 +351,13 @@ D_HIST = (1, 2, 4)        # histogram dimensions: one bin, and a few (the change
 D_LOCAL = (2, 4)          # categories of the categorical and personalized populations
 SHAPES = ("flat", "step", "spike", "repeat")   # histogram bases: the shapes of `neighbour_pairs`, at random levels, heights and positions
 
-def _loguniform(g, lo, hi, size=None): return np.exp(g.uniform(np.log(lo), np.log(hi), size))
+def _loguniform(g, lo, hi, size=None):
+    "Draws log-uniform in [lo, hi]."
+    return np.exp(g.uniform(np.log(lo), np.log(hi), size))
 
-def _span(s, e) -> str: return f"t={s}" if e - s == 1 else f"t={s}..{e - 1}"
+def _span(s, e) -> str:
+    "The label of timestamps s..e-1."
+    return f"t={s}" if e - s == 1 else f"t={s}..{e - 1}"
 
 def _window(g, T, w, at=None) -> tuple[int, int]:
     "A changed window s..e-1 of r in 1..w timestamps inside T, starting at `at` half of the time (when given), else anywhere."
@@ -549,8 +553,8 @@ class ToyRawThreshold(Mechanism):
 # %% ../nbs/05_audit.ipynb #dc0ed87f
 SEARCH = 12           # random candidate pairs per audit (the default search effort); with the fixed pairs and the boundaries, about 20 candidates
 N_SCREEN = 24         # runs per stream that screen a candidate: a deterministic difference already scores about 2.8
-SCREEN_LEVEL = 0.25   # the screen ranks, it does not bound: a lenient level ranks near the point estimates (0.025 put weaker pairs first)
-N_KEEP = 2            # candidates kept after the screen; each has its best event among the final candidates
+SCREEN_LEVEL = 0.25   # the screen ranks, it does not bound: a lenient level ranks near the point estimates (at 0.025 most scores tied at 0)
+N_KEEP = 2            # candidates kept after the screen: the final runs then cover at most two pairs, about what the fixed pairs cost
 SELECT_SHARE = 0.5    # selection runs per side when searching, as a share of n_runs: the screen has already narrowed the candidates
 
 def _search(mech, search, ss) -> tuple[list[Pair], int]:
@@ -662,13 +666,11 @@ def audit(mechanism,        # a Mechanism, or a factory returning one
     if not pairs: raise ValueError("pairs=[] is not allowed: pairs must hold at least one Pair")
     for p in pairs: changed_timestamps(p.x0, p.x1, mech.w)
     a = alpha / (2 * n_final)                                   # Bonferroni: two one-sided bounds per final candidate
-    ranked = []                                                 # per pair, its best events: (selection bound, pair index, event, numerator is x0)
+    best = []                                                   # (selection bound, pair index, event, numerator is x0)
     for i, p in enumerate(pairs):
         E, first, b = _events(p, store.get(p.x0, n_select, s_sel), store.get(p.x1, n_select, s_sel), n_select, a)
-        ranked.append([(float(b[j]), i, E[j], bool(first[j])) for j in np.argsort(-b)[:n_final]])
-    by_bound = lambda rs: sorted(rs, key=lambda r: -r[0])
-    best = by_bound(rs[0] for rs in ranked)[:n_final] if searching else []    # searching: the best event of each kept pair first
-    best += by_bound(r for rs in ranked for r in (rs[1:] if searching else rs))[:n_final - len(best)]
+        for j in np.argsort(-b)[:n_final]: best.append((float(b[j]), i, E[j], bool(first[j])))
+    best = sorted(best, key=lambda r: -r[0])[:n_final]
     used = sorted({i for _, i, _, _ in best})
     fin = dict(zip(used, _runs(mech, [pairs[i] for i in used], n_runs, s_fin, claim == "ledger")))
     res = []
