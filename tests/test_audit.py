@@ -126,7 +126,6 @@ def test_raw_threshold_toy_caught_at_a_random_tau():
     tau = float(np.exp(np.random.default_rng().uniform(*np.log(TAU_RANGE))))      # unseeded: a new tau in every test run
     r = audit(ToyRawThreshold(1.0, 3, tau), n_runs=TOY_RUNS, rng=0)
     assert not r.passed and r.eps_lower_bound > 1.0, f"ToyRawThreshold(1.0, 3, tau={tau!r}) missed: {r.row()}"
-    assert r.pair.startswith("boundary"), f"tau={tau!r}: {r.pair}"
 
 
 @pytest.mark.parametrize("tau", [3.0, 5.0, 7.0, 10.0])
