@@ -77,11 +77,14 @@ def test_svt_weight_per_window_without_direct_releases():
     wts = np.where(r.info["kind"] == "svt", 1 / r.info["C_used"], 0.0)
     assert np.convolve(wts, np.ones(60))[:1500].max() <= 1 + 1e-12
 
-def test_paper_warmup_budget_is_caught_when_w_exceeds_8m():
+@pytest.mark.parametrize("svt,over,within", [("redraw", 120, 100), ("paper", 200, 160)])
+def test_paper_warmup_budget_is_caught_by_the_books(svt, over, within):
+    # a straddling window pays ceil(w/m) - 1 samples of eps/ceil(w/m) and the standing charge: over eps for w > 5m (redraw), w > 8m (paper)
     H = HistogramStream(np.random.default_rng(0).integers(0, 200, size=(600, 1)).astype(float))
     with pytest.raises(PrivacyBudgetExceeded, match="stream"):
-        SPAS(1.0, 200, m=20, warmup_budget="eps").run(H, rng=0).check()
-    SPAS(1.0, 160, m=20, warmup_budget="eps").run(H, rng=0).check()   # w <= 8m: within budget
+        SPAS(1.0, over, m=20, warmup_budget="eps", svt=svt, allow_unproven=True).run(H, rng=0)
+    r = SPAS(1.0, within, m=20, warmup_budget="eps", svt=svt, allow_unproven=True).run(H, rng=0)
+    assert r.private == (svt != "paper")                             # the warm-up option itself needs no opt-in
 
 def test_overspending_variant_is_caught():
     class Greedy(SPAS):   # forgets the threshold noise's standing charge and releases with the full eps_p every step
@@ -207,7 +210,8 @@ def test_change_distance_and_the_raw_test_sensitivity_rule():
     for d, want in ((1, 3.0), (2, 1.5), (55, 1.0)):          # the drawn threshold noise has scale Delta_q / eps_s1
         rec = NoiseRecorder(0)
         SPAS(1.0, 4, m=2, dis="raw").run(HistogramStream(np.tile([[0.0] * d, [9.0] * d], (6, 1))), rng=rec)
-        assert [dr.scale for dr in rec.draws if dr.site == "_threshold_noise"] == [pytest.approx(want / 0.125)]
+        scales = [dr.scale for dr in rec.draws if dr.site == "_threshold_noise"]
+        assert scales == [pytest.approx(want / 0.0625)] * 2                  # one rho per block of w = 4 main-phase steps, eps_1 = eps_s/4
 
 def _levels(d=3, seed=0):
     return HistogramStream(np.repeat(np.random.default_rng(seed).integers(0, 400, (12, d)), 5, axis=0).astype(float))
@@ -217,11 +221,11 @@ def _levels(d=3, seed=0):
 def test_private_departures_book_their_noise(opts, d):
     check_noise_ledger(SPAS(1.0, 10, m=3, **opts), _levels(d), seed=7)["release"].check()
 
-@pytest.mark.parametrize("opts", [dict(unbooked_s2_topup=True), dict(dis="raw", warmup_budget="eps", unbooked_s2_topup=True, c_max=None)])
+@pytest.mark.parametrize("opts", [dict(unbooked_s2_topup=True), dict(svt="paper", dis="raw", warmup_budget="eps", unbooked_s2_topup=True, c_max=None)])
 def test_unbooked_topup_is_caught_by_the_noise_not_the_books(opts):
-    SPAS(1.0, 10, m=3, **opts).run(_levels(), rng=7).check()
+    SPAS(1.0, 10, m=3, allow_unproven=True, **opts).run(_levels(), rng=7).check()       # the books pass (with the opt-in)
     with pytest.raises(NoiseNotBooked, match="SPAS at t="):
-        check_noise_ledger(SPAS(1.0, 10, m=3, **opts), _levels(), seed=7)
+        check_noise_ledger(SPAS(1.0, 10, m=3, allow_unproven=True, **opts), _levels(), seed=7)
 
 def test_broken_strict_and_raw_tests_are_caught():
     class StrictForgetsW(SPAS):
@@ -241,17 +245,122 @@ def test_departure_options_validate_and_run_stepwise():
             SPAS(1.0, 5, **kw)
     H = _levels(2)
     for opts in departure_configs().values():
-        live = SPAS(1.0, 10, m=3, **opts).start(H.T, H.d, rng=3)
+        live = SPAS(1.0, 10, m=3, allow_unproven=True, **opts).start(H.T, H.d, rng=3)
         steps = np.array([live.step(x)[0] for x in H.counts])
-        np.testing.assert_array_equal(steps, SPAS(1.0, 10, m=3, **opts).run(H, rng=3).estimates)
+        np.testing.assert_array_equal(steps, SPAS(1.0, 10, m=3, allow_unproven=True, **opts).run(H, rng=3).estimates)
     assert SPAS(1.0, 5, dis="raw").params["dis"] == "raw" and SPAS(1.0, 5).params["unbooked_s2_topup"] is False
 
 def test_departure_ablation_table():
     g = np.random.default_rng(3)
     streams = {"a": HistogramStream(g.integers(0, 50, (90, 4)).astype(float)), "b": HistogramStream(g.integers(0, 50, (90, 3)).astype(float))}
     t = departure_ablation(streams, seeds=range(2), w=20)
-    assert len(t) == 2 * len(departure_configs()) == 2 * (2 + 2 * len(SPAS_DEPARTURES))
+    assert len(t) == 2 * len(departure_configs()) == 2 * (3 + 2 * len(SPAS_DEPARTURES))
     share = t["share of the gap"]
     assert np.allclose(share.xs("paper's SPAS", level="configuration"), 0) and np.allclose(share.xs("authors' code (all four)", level="configuration"), 1)
-    assert (~t["private"]).groupby(level="dataset").sum().tolist() == [5, 5]     # A17 alone, all four, all four but A12, A15 or the clip
+    assert t["private"].xs("private default", level="configuration").all() and t["private"].sum() == 2   # only the private default
+    assert (t["unproven"].str.contains("unbooked_s2_topup").groupby(level="dataset").sum() == 5).all()  # A17 alone, all four, all four but A12, A15 or the clip
     assert np.all(t["MRE"] > 0) and np.all(t["sd"] >= 0)
+
+
+# ------------------------------------------------------------------ private by default: the redrawn test, and the unproven forms behind the opt-in
+from wevent_nb.core import UnprovenConfiguration
+from wevent_nb.spas import svt_budgets, SPAS_UNPROVEN
+from wevent_nb.experiments import Grid, run_grid
+
+
+def _stream(T=300, d=2, seed=0):
+    return HistogramStream(np.random.default_rng(seed).integers(0, 300, (T, d)).astype(float))
+
+def test_default_is_the_private_redrawn_test():
+    m = SPAS(1.0, 20)
+    assert m.svt == "redraw" and m.private and m.unproven() == "" and m.derivation.startswith("11_spas")
+    r = m.run(_stream(), rng=1)
+    assert r.private is True and r.reason == "" and r.allow_unproven is False
+    assert r.ledger.standing_charge(0) == pytest.approx(3 / 4 * 0.25)          # (R2): 2 eps_1 + eps_2 with eps_1 = eps_2 = eps_s / 4
+    assert svt_budgets("redraw", 0.25) == pytest.approx((0.0625, 0.0625, 0.1875))
+
+@pytest.mark.parametrize("opts,why", [(dict(svt="paper"), "svt='paper'"), (dict(unbooked_s2_topup=True), "unbooked_s2_topup=True"),
+                                      (dict(svt="paper", unbooked_s2_topup=True), "unbooked_s2_topup=True"), (dict(delta=0.5), "delta<1")])
+def test_unproven_forms_need_the_opt_in_and_stay_flagged(opts, why):
+    s = _stream()
+    with pytest.raises(UnprovenConfiguration, match="allow_unproven=True"):
+        SPAS(1.0, 20, **opts).run(s, rng=1)
+    r = SPAS(1.0, 20, allow_unproven=True, **opts).run(s, rng=1)             # runs, books checked, flag kept
+    assert r.private is False and r.allow_unproven and why in r.reason and SPAS_UNPROVEN[why] in r.reason
+    with pytest.raises(UnprovenConfiguration):
+        SPAS(1.0, 20, **opts).run(s, rng=1, check=False).check()
+
+def test_paper_svt_reason_cites_the_erratum():
+    r = SPAS(1.0, 20, svt="paper", allow_unproven=True).run(_stream(), rng=1)
+    assert "Theorem 2 certifies for one window only" in r.reason and "erratum" in r.reason and "A13" in r.reason
+
+@pytest.mark.parametrize("opts", [dict(svt="strict"), dict(dis="raw"), dict(dis="raw", svt="strict"), dict(c_max=None), dict(warmup_budget="eps"),
+                                  dict(direct_release=False), dict(direct_budget="eps_p_over_C"), dict(var_estimator="decay"), dict(delta=2.0)])
+def test_options_a_derivation_covers_are_private(opts):
+    assert SPAS(1.0, 20, m=5, **opts).run(_stream(), rng=1).private
+
+def test_grid_stores_unbooked_topup_as_not_private_and_not_ledger_ok():
+    g = Grid({"s": _stream(120, 1)}, {"SPAS": "SPAS", "A17": ("SPAS", {"unbooked_s2_topup": True, "allow_unproven": True}),
+                                      "paper": ("SPAS", {"svt": "paper", "allow_unproven": True})},
+             params=dict(eps=[1.0], w=[10]), reps=2, metrics=["MAE"])
+    df = run_grid(g, executor="serial", progress=False).set_index("mechanism")
+    assert not df.loc["A17", "ledger_ok"].any() and not df.loc["A17", "private"].any()
+    assert not df.loc["paper", "ledger_ok"].any() and not df.loc["paper", "private"].any()
+    assert df.loc["SPAS", "ledger_ok"].all() and df.loc["SPAS", "private"].all()
+    assert df.loc["A17", "ledger_error"].str.startswith("not private").all()
+
+def _redraw_loss(mech, stream, seed=7):
+    "The largest loss bound (R1) of a recorded run over its windows of change (the notebook's redraw_window_loss, dis='release')."
+    rec = NoiseRecorder(seed); mech.start(stream.T, stream.d, rng=rec)
+    for t in range(stream.T): rec.t = t; mech.step(stream.counts[t])
+    kind, T, w = mech.finish().info["kind"], stream.T, mech.w
+    rel, top, start, rho = np.zeros(T), np.zeros(T), [], []
+    for dr in rec.draws:
+        if dr.site == "_release": rel[dr.t] += 1 / dr.scale
+        elif dr.site == "_svt_query" and kind[dr.t] == "svt": top[dr.t] = 1 / dr.scale
+        elif dr.site == "_threshold_noise": start.append(dr.t); rho.append(1 / dr.scale)
+    block = np.searchsorted(start, np.arange(T), side="right") - 1
+    def loss(a):
+        inside = (np.arange(T) >= a) & (np.arange(T) < a + w)
+        return rel[inside].sum() + sum(rho[j] + (top * np.where(inside, 2, 1))[block == j].sum() for j in {int(b) for b in block[inside] if b >= 0})
+    return max(loss(a) for a in range(T))
+
+NOISE_STREAMS = {"steps_d1": HistogramStream(np.repeat([[0.0], [5.0], [0.0], [5.0]], 12, axis=0)),
+                 "alternating_d1": HistogramStream(np.tile([[0.0], [400.0]], (30, 1))),
+                 "walk_d3": HistogramStream(np.maximum(0, 50 + np.cumsum(np.random.default_rng(11).normal(0, 3, (60, 3)), axis=0)).round()),
+                 "random_d2": _stream(80, 2, 5)}
+
+@pytest.mark.parametrize("eps,w", [(0.5, 4), (1.0, 10), (2.0, 7)])
+def test_default_passes_the_noise_tie_the_books_and_its_window_bound(eps, w):
+    for s in NOISE_STREAMS.values():
+        out = check_noise_ledger(SPAS(eps, w, m=2), s, seed=7)
+        out["release"].check()
+        assert out["release"].private and out["booked_standing"] == pytest.approx(3 / 16 * eps)
+        assert _redraw_loss(SPAS(eps, w, m=2), s) <= eps * (1 + 1e-9)        # (R1) from the scales drawn, every window
+
+def test_window_bound_catches_what_the_books_and_the_tie_miss():
+    class HalfThreshold(SPAS):
+        def _threshold_noise(self, e1): return self._rng.laplace(0.0, self._dq / e1 / 2)
+    class Theorem2PerBlock(SPAS):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k); self._e1 = self._e2 = self._standing = self.eps_s / 2
+    s = NOISE_STREAMS["alternating_d1"]
+    for broken in (HalfThreshold, Theorem2PerBlock):
+        check_noise_ledger(broken(1.0, 4, m=2), s, seed=7)["release"].check()    # books and noise tie pass ...
+        assert _redraw_loss(broken(1.0, 4, m=2), s) > 1.05                        # ... the window bound does not
+
+def test_default_audit_stays_below_eps():
+    from wevent_nb.audit import audit
+    mech = SPAS(1.0, 3)
+    assert mech.svt == "redraw" and mech.private
+    r = audit(mech, n_runs=300, rng=0)
+    assert r.passed and r.eps_lower_bound < 1.0, r.row()
+
+@pytest.mark.parametrize("svt", ["redraw", "strict"])
+def test_window_longer_than_the_stream_is_accepted(svt):
+    s = _stream(30, 2)
+    r = SPAS(1.0, 50, m=20, svt=svt).run(s, rng=0)                              # w > T: the warm-up only, as private
+    assert r.private and np.flatnonzero(r.published).tolist() == [0, 20] and r.ledger.ok()
+    live = SPAS(1.0, 50, m=20, svt=svt).start(s.T, s.d, rng=0)
+    np.testing.assert_array_equal([live.step(x)[0] for x in s.counts], r.estimates)
+    assert live.finish().check().private

@@ -13,11 +13,12 @@ from .core import (Mechanism, Release, Ledger, HistogramStream, register, as_rng
 from .baselines import array_mean
 
 # %% auto #0
-__all__ = ['C_FLOOR_SLACK', 'BUDGET_RTOL', 'DIRECT_FLOOR_SLACK', 'DECAY_BASE', 'RAW_SPAN', 'SPAS_CHOICES', 'SPAS_DEPARTURES',
-           'AUTHORS_SPAS', 'SPAS_DATASETS', 'SPAS_METHODS', 'UNIFORM_BASED', 'SAMPLE_BASED', 'error_model', 'optimal_c',
-           'sampling_count', 'window_variance', 'weighted_svt', 'direct_release_rule', 'ReleaseHistory', 'SPASSteps',
-           'change_distance', 'svt_sensitivity', 'SPASSampling', 'SPASStepwise', 'SPAS', 'departure_configs',
-           'departure_ablation', 'mre_spas_signed', 'range_mre_shared', 'characteristic_ratio']
+__all__ = ['C_FLOOR_SLACK', 'BUDGET_RTOL', 'DIRECT_FLOOR_SLACK', 'DECAY_BASE', 'REDRAW_BLOCKS', 'RAW_SPAN', 'SPAS_CHOICES',
+           'SPAS_UNPROVEN', 'SPAS_DEPARTURES', 'AUTHORS_SPAS', 'PAPER_TEST', 'SPAS_DATASETS', 'SPAS_METHODS',
+           'UNIFORM_BASED', 'SAMPLE_BASED', 'error_model', 'optimal_c', 'sampling_count', 'window_variance',
+           'weighted_svt', 'direct_release_rule', 'ReleaseHistory', 'SPASSteps', 'svt_budgets', 'change_distance',
+           'svt_sensitivity', 'SPASSampling', 'SPASStepwise', 'SPAS', 'departure_configs', 'departure_ablation',
+           'mre_spas_signed', 'range_mre_shared', 'characteristic_ratio']
 
 # %% ../nbs/11_spas.ipynb #4aedcf43
 def error_model(c, theta, V, eps_p, w, delta_p=1.0):
@@ -116,6 +117,7 @@ class SPASSteps:
         if t < self._L: self._warmup_step(t, x)
         else:
             if t == self._L: self._begin_main_phase(t)
+            self._threshold_at(t)
             self._main_step(t, x)
             self._C = self._predict_c(self._hist.V(t))              # every step (Sec. 3.1): post-processing, free
         self._prev_x, self._t = x, t + 1
@@ -135,11 +137,9 @@ class SPASSteps:
         else: self._copy(t)
 
     def _begin_main_phase(self, t):
-        "C_init from the warm-up releases (Sec. 4); with svt='paper' the threshold noise, drawn once (Algorithm 2, line 1): a standing charge."
+        "C_init from the warm-up releases (Sec. 4), and the threshold noises' standing charge on every window from t on (svt_budgets)."
         self._C = self._predict_c(self._hist.V(t - 1))
-        if self.svt == "paper":
-            self._rho = self._threshold_noise(self._e1)
-            self._ledger.standing(self._e1, start=t, account=0)
+        if self._standing: self._ledger.standing(self._standing, start=t, account=0)
 
     def _main_step(self, t, x):
         "A direct release if the window's idle budget pays every step it has left (Sec. 4, Fig. 3), else the sampling test, else a copy."
@@ -151,11 +151,22 @@ class SPASSteps:
         elif not self._sample(t, x, C, R, A): self._copy(t)
 
     def _direct(self, t, x, C, R, k, A):
-        "Release with R/k (or eps_p/C) and, with the paper's SVT, the idle SVT budget spread evenly, A/k: both booked."
+        "Release with R/k (or eps_p/C) and, with a threshold-noise SVT, the idle SVT budget spread evenly, A/k: both booked."
         b = R / k if self.direct_budget == "even" else self.eps_p / C
         share = C if self.unbooked_s2_topup else k        # the authors' code gives each direct release A/C of the idle SVT budget
-        e = max(A, 0.0) / share if (self.share_s2_leftover and self.svt == "paper") else 0.0
+        e = max(A, 0.0) / share if (self.share_s2_leftover and self.svt != "strict") else 0.0
         self._release(t, x, self.delta / (b + e), b, e, "direct")
+
+# %% ../nbs/11_spas.ipynb #71cb5fcc
+REDRAW_BLOCKS = 2   # svt='redraw': a window of w steps meets at most two blocks of w steps, so two threshold noises
+
+def svt_budgets(svt: str, eps_s: float) -> tuple[float, float, float]:
+    "The sampling test's budgets: (eps_1 of a threshold noise, eps_2 of a window's tests, the standing charge on every window)."
+    if svt == "paper": return eps_s / 2, eps_s / 2, eps_s / 2                    # Theorem 2 (one window): rho once, eps_1 = eps_2
+    if svt == "redraw":                                                          # (R2): 2 eps_1 + 2 eps_2 = eps_s, eps_1 = eps_2
+        e = eps_s / (REDRAW_BLOCKS + 2)
+        return e, e, REDRAW_BLOCKS * e + e
+    return 0.0, 0.0, 0.0                                                         # strict: a comparison books eps_s / w where it is made
 
 # %% ../nbs/11_spas.ipynb #3e8be3b0
 RAW_SPAN = 3.0   # the raw change's SVT noise is for sensitivity 3/d: w + 1 of its queries move, by 2/d inside and 1/d at the two ends
@@ -170,8 +181,8 @@ def svt_sensitivity(dis: str, d: int, delta_s: float = 1.0) -> float:
 
 # %% ../nbs/11_spas.ipynb #6c7875df
 class SPASSampling:
-    "The sampling test of a SPAS main-phase step (mixed into `SPAS`): Algorithm 2's weighted SVT with one threshold noise, or the strict SVT."
-    svt_mode = "single"   # svt="paper": one threshold noise for the whole stream, a standing charge (core.noise_spends)
+    "The sampling test of a SPAS main-phase step (mixed into `SPAS`): the weighted SVT with a threshold noise per block (redraw) or one for the stream (paper), or the strict SVT."
+    svt_mode = "single"   # a threshold noise stays in force over many tests; a top pays 2 Delta / scale (core.noise_spends)
 
     @property
     def noise_roles(self) -> dict:
@@ -184,15 +195,20 @@ class SPASSampling:
     def _svt_query(self, dis, C, e2): return dis + self._rng.laplace(0.0, 2 * C * self._dq / e2)
     def _strict_query(self, dis, eps_s): return dis + self._rng.laplace(0.0, self.w * self._dq / eps_s)
 
+    def _threshold_at(self, t):
+        "Draw the threshold noise where a test needs a new one: the main phase's first step (paper), every block's first (redraw)."
+        if (self.svt == "paper" and t == self._L) or (self.svt == "redraw" and (t - self._L) % self.w == 0):
+            self._rho = self._threshold_noise(self._e1)
+
     def _dis(self, t, x) -> float:
         "The query: x's change from the last release (Algorithm 2, line 3), or from the last raw histogram (dis='raw')."
         return change_distance(x, self._out[t - 1] if self.dis == "release" else self._prev_x)
 
     def _sample(self, t, x, C, R, A) -> bool:
-        "The sampling test at t, if the window can pay its release (and, paper SVT, its query); publish if it fires. True iff published."
+        "The sampling test at t, if the window can pay its release (and, with a threshold noise, its query); publish if it fires. True iff published."
         p, thr = self.eps_p / C, C * self.delta / self.eps_p     # the release's budget; the threshold E|Lap(C delta / eps_p)|
         if R < p - self._tol: return False
-        if self.svt == "paper":
+        if self.svt != "strict":
             if A < self._e2 / C - self._tol and not self.unbooked_s2_topup: return False    # the authors' code never checks it
             self._compared[t] = True
             if not self._svt_query(self._dis(t, x), C, self._e2) > thr + self._rho: return False
@@ -247,7 +263,12 @@ class SPASStepwise:
 
 # %% ../nbs/11_spas.ipynb #df8117eb
 SPAS_CHOICES = {"warmup_budget": ("eps_p", "eps"), "direct_budget": ("even", "eps_p_over_C"),
-                "var_estimator": ("window", "cumulative", "decay"), "svt": ("paper", "strict"), "dis": ("release", "raw")}
+                "var_estimator": ("window", "cumulative", "decay"), "svt": ("redraw", "strict", "paper"), "dis": ("release", "raw")}
+SPAS_UNPROVEN = {   # the options no derivation of this notebook covers, and why: each needs allow_unproven=True
+    "svt='paper'": "one threshold noise for the whole stream, which Theorem 2 certifies for one window only: every top answer "
+                   "of the stream pays the shift of rho (erratum 'One threshold noise for an infinite stream', spec A13)",
+    "unbooked_s2_topup=True": "the authors' top-up adds the window's idle SVT budget to every SVT release and never books it (spec A17)",
+    "delta<1": "a count histogram's L1 sensitivity is 1 (one record more or less), so noise drawn for delta < 1 is too small"}
 
 def _choice(name, value):
     if value not in SPAS_CHOICES[name]: raise ValueError(f"{name}={value!r} is not allowed: {name} must be one of {SPAS_CHOICES[name]}")
@@ -258,14 +279,14 @@ class SPAS(SPASStepwise, SPASSampling, SPASSteps, Mechanism):
     "SPAS (Algorithm 2): adaptive sampling count + weighted SVT + direct releases, central w-event DP."
     name, paper, stream_kind = "SPAS", "SPAS (paper 001)", "histogram"
     summary = "Predicts the optimal sampling count C* per window, samples with a weighted SVT, spends idle budget directly"
+    derivation = "11_spas: The sampling test (the redrawn test, Eqs. R1-R2; the strict test) and The query (dis='raw')"
 
     def __init__(self, eps, w, ratio_s=0.25, m=20, n_E=2, theta_design=0.5, c_max="w", warmup_budget="eps_p",
                  direct_release=True, direct_budget="even", share_s2_leftover=True, var_estimator="window",
-                 svt="paper", dis="release", unbooked_s2_topup=False, delta=1.0):
-        super().__init__(eps, w)
+                 svt="redraw", dis="release", unbooked_s2_topup=False, delta=1.0, allow_unproven=False):
+        super().__init__(eps, w, allow_unproven)
         self.ratio_s = check_fraction(ratio_s, "ratio_s")
         self.eps_s, self.eps_p = self.ratio_s * self.eps, self.eps * (1 - self.ratio_s)
-        self._e1 = self._e2 = self.eps_s / 2                     # Algorithm 1: eps_s1 = eps_s2 = eps_s / 2
         self._tol = BUDGET_RTOL * self.eps
         self.m, self.n_E = check_int(m, "m", minimum=1), check_int(n_E, "n_E", minimum=1)
         self.theta_design = check_fraction(theta_design, "theta_design", 0.0, 1.0)
@@ -274,10 +295,11 @@ class SPAS(SPASStepwise, SPASSampling, SPASSteps, Mechanism):
         self.c_max = c_max
         self.warmup_budget, self.direct_budget = _choice("warmup_budget", warmup_budget), _choice("direct_budget", direct_budget)
         self.var_estimator, self.svt, self.dis = _choice("var_estimator", var_estimator), _choice("svt", svt), _choice("dis", dis)
+        self._e1, self._e2, self._standing = svt_budgets(self.svt, self.eps_s)
         self.direct_release, self.share_s2_leftover = bool(direct_release), bool(share_s2_leftover)
         self.unbooked_s2_topup = bool(unbooked_s2_topup)
-        if self.unbooked_s2_topup and svt != "paper":
-            raise ValueError(f"unbooked_s2_topup=True is not allowed with svt={svt!r}: it tops up the paper SVT's releases")
+        if self.unbooked_s2_topup and svt == "strict":
+            raise ValueError(f"unbooked_s2_topup=True is not allowed with svt={svt!r}: it tops up a threshold SVT's releases with its idle eps_2")
         self.delta = check_positive(delta, "delta")
 
     @property
@@ -287,27 +309,40 @@ class SPAS(SPASStepwise, SPASSampling, SPASSteps, Mechanism):
                     direct_budget=self.direct_budget, share_s2_leftover=self.share_s2_leftover,
                     var_estimator=self.var_estimator, svt=self.svt, dis=self.dis, unbooked_s2_topup=self.unbooked_s2_topup)
 
+    def unproven_options(self) -> list[str]:
+        "The options of this configuration that no derivation covers (keys of SPAS_UNPROVEN)."
+        on = {"svt='paper'": self.svt == "paper", "unbooked_s2_topup=True": self.unbooked_s2_topup, "delta<1": self.delta < 1}
+        return [k for k, v in on.items() if v]
+
+    def unproven(self) -> str:
+        "Why no derivation covers this configuration, or '' when one does."
+        return "; ".join(f"{k}: {SPAS_UNPROVEN[k]}" for k in self.unproven_options())
+
     def _predict_c(self, V): return sampling_count(V, self.eps_p, self.w, self.theta_design, self.c_max, self.delta)
 
 # %% ../nbs/11_spas.ipynb #4fd75b64
 SPAS_DEPARTURES = {"raw-change test (A12)": dict(dis="raw"), "warm-up at eps m/w (A15)": dict(warmup_budget="eps"),
                    "unbooked SVT top-up (A17, not private)": dict(unbooked_s2_topup=True), "no upper clip on C": dict(c_max=None)}
 AUTHORS_SPAS = {k: v for opts in SPAS_DEPARTURES.values() for k, v in opts.items()}   # all four: the authors' code
+PAPER_TEST = dict(svt="paper")   # the paper's and the authors' one threshold noise for the whole stream (not private)
 
 def departure_configs() -> dict:
-    "The ablation's SPAS options: the paper's, each departure alone, all four (the authors' code), all four but one."
-    return {"paper's SPAS": {}, **{f"+ {k}": o for k, o in SPAS_DEPARTURES.items()}, "authors' code (all four)": AUTHORS_SPAS,
-            **{f"all four but {k}": {n: v for n, v in AUTHORS_SPAS.items() if n not in o} for k, o in SPAS_DEPARTURES.items()}}
+    "The ablation's SPAS options: the private default, then on the paper's test its options, each departure alone, all four (the authors' code), all four but one."
+    on = lambda o: {**PAPER_TEST, **o}
+    return {"private default": {}, "paper's SPAS": on({}), **{f"+ {k}": on(o) for k, o in SPAS_DEPARTURES.items()},
+            "authors' code (all four)": on(AUTHORS_SPAS),
+            **{f"all four but {k}": on({n: v for n, v in AUTHORS_SPAS.items() if n not in o}) for k, o in SPAS_DEPARTURES.items()}}
 
 def departure_ablation(streams: dict, seeds=range(5), eps=1.0, w=120):
-    "SPAS's MRE (Eq. 4) per data set and configuration of `departure_configs` (mean, sd over seeds) and the share of the gap it closes."
+    "SPAS's MRE (Eq. 4) per data set and configuration of `departure_configs` (mean, sd over seeds), its unproven options, and the share of the gap it closes."
     import pandas as pd
     from wevent_nb.metrics import mre_spas
     rows = []
     for ds, s in streams.items():
         for cfg, o in departure_configs().items():
-            m = [mre_spas(SPAS(eps, w, **o).run(s, rng=r).estimates, s.counts) for r in seeds]
-            rows.append(dict(dataset=ds, configuration=cfg, private=not o.get("unbooked_s2_topup", False),
+            make = lambda: SPAS(eps, w, allow_unproven=True, **o)      # the paper's and the authors' forms are not private: opted in
+            m = [mre_spas(make().run(s, rng=r).estimates, s.counts) for r in seeds]
+            rows.append(dict(dataset=ds, configuration=cfg, private=make().private, unproven=", ".join(make().unproven_options()) or "-",
                              MRE=float(np.mean(m)), sd=float(np.std(m, ddof=1)) if len(m) > 1 else np.nan))
     df = pd.DataFrame(rows).set_index(["dataset", "configuration"])
     ref = lambda cfg: np.log(df["MRE"].xs(cfg, level="configuration").reindex(df.index.get_level_values("dataset")).to_numpy())
