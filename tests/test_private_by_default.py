@@ -73,3 +73,20 @@ def test_every_mechanism_states_its_guarantee_and_is_private_by_default(info):
     assert info.cls.derivation, f"{info.name} does not say where its notebook derives its guarantee"
     rel = m.run(short_stream(info.stream_kind, 24, 5), rng=1)          # run() checks: books, cover, finite outputs
     assert rel.private and rel.reason == "" and rel.guarantee == m.guarantee
+
+
+OPTIONS = [(i, opt, v) for i in MECHS for opt, vals in i.cls.accounting_options.items() for v in vals]
+
+
+@pytest.mark.parametrize("info,opt,value", OPTIONS, ids=[f"{i.name}-{o}={v}" for i, o, v in OPTIONS])
+def test_every_unproven_option_is_refused_without_its_opt_in(info, opt, value):
+    "An option no derivation covers: run() and check() raise UnprovenConfiguration without allow_unproven=True; with it the release is flagged."
+    m = info.cls(eps=1.0, w=5, **{opt: value})
+    if not m.unproven(): pytest.skip(f"{info.name}({opt}={value!r}) is covered by a derivation")
+    s = short_stream(info.stream_kind, 24, 5)
+    with pytest.raises(UnprovenConfiguration, match="allow_unproven=True"):
+        m.run(s, rng=0)
+    with pytest.raises(UnprovenConfiguration):
+        m.run(s, rng=0, check=False).check()
+    rel = info.cls(eps=1.0, w=5, allow_unproven=True, **{opt: value}).run(s, rng=0, check=False)
+    assert rel.private is False and rel.reason and rel.allow_unproven

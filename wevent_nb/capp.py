@@ -307,6 +307,7 @@ class PPMechanism(NumericLDPMechanism):
     "SW-direct, IPP, APP, CAPP and their sampling (PP-S) and randomizer variants: one report per slot (or per segment), fed back through D."
     base, feedback, acc_default, sampling = "SW", "none", None, False
     derivation = STRICT_DERIVATION
+    accounting_options = {"strict": (False,)}
     def __init__(self, eps, w, Lq=None, smooth="default", strict=True, acc_window="default", n_s=None,
                  variant="alg2", sign="corrected", shrink=None, allow_unproven=False):
         super().__init__(eps, w, Lq, smooth, allow_unproven)
@@ -477,6 +478,7 @@ class BASW(NumericLDPMechanism):
     "BA-SW (the authors' BA_SW.m, with w): budget absorption per user, SW dissimilarity at eps/(2w), SW publications absorbing skipped units."
     name = "BA-SW"
     derivation = "12_capp: BA-SW (Sec. VI-A)"
+    accounting_options = {}
     def _setup(self):
         self.unit = self.eps / (2 * self.w)
         self._ledger = Ledger.users(self._T, self._N, self.eps, self.w)

@@ -280,6 +280,7 @@ class SPAS(SPASStepwise, SPASSampling, SPASSteps, Mechanism):
     name, paper, stream_kind = "SPAS", "SPAS (paper 001)", "histogram"
     summary = "Predicts the optimal sampling count C* per window, samples with a weighted SVT, spends idle budget directly"
     derivation = "11_spas: The sampling test (the redrawn test, Eqs. R1-R2; the strict test) and The query (dis='raw')"
+    accounting_options = {"svt": ("strict", "paper"), "unbooked_s2_topup": (True,), "warmup_budget": ("eps",), "dis": ("raw",), "delta": (0.5,)}
 
     def __init__(self, eps, w, ratio_s=0.25, m=20, n_E=2, theta_design=0.5, c_max="w", warmup_budget="eps_p",
                  direct_release=True, direct_budget="even", share_s2_leftover=True, var_estimator="window",
