@@ -660,7 +660,7 @@ class PeGaSusEvent(DelayMechanism):
         self._base_rel = None                                  # the shared PeGaSus's Release when `run` hands it the whole stream
     def _blocks(self, b0, b1):
         if b0 == 0 and b1 == self._T:                          # the whole stream (run): the shared PeGaSus's own run, same draws
-            self._base_rel = self._base.run(HistogramStream(self._z[:, None] / self._d), rng=self._rng)
+            self._base_rel = self._base.run(HistogramStream(self._z[:, None] / self._d), rng=self._rng, check=False)   # checked once, as this release
             self._est[:] = self._base_rel.estimates[:, 0] * self._d
         else:
             for t in range(b0, b1):

@@ -438,7 +438,7 @@ class ConservativeBD(PersonalizedMethod):
         s = self.check_stream(stream)
         self._make(s.T, s.eps, s.w)
         counts = UserTypes(np.ones(s.N), np.ones(s.N)).counts(s.values, s.d)[:, 0]
-        return self._wrap(self._inner.run(HistogramStream(counts.astype(float)), rng))
+        return self._wrap(self._inner.run(HistogramStream(counts.astype(float)), rng, check=False))   # checked once, as the per-user release
 
 class ConservativeBA(ConservativeBD):
     "Kellaris et al.'s BA at the conservative pair (min eps_i, max w_i), its spends booked to every user (not registered)."
