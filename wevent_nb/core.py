@@ -16,9 +16,9 @@ __all__ = ['EPS_MIN', 'EPS_MAX', 'STREAM_KINDS', 'REL_TOL', 'GUARANTEES', 'NOISE
            'PrivacyBudgetExceeded', 'UnprovenConfiguration', 'check_eps', 'check_positive', 'check_bool', 'check_int',
            'check_w', 'check_fraction', 'check_array', 'check_counts', 'check_categories', 'check_in_range', 'as_rng',
            'spawn_rngs', 'seed_from_key', 'HistogramStream', 'CategoricalAggregate', 'CategoricalPopulation',
-           'NumericPopulation', 'PersonalizedPopulation', 'ScalarStream', 'Ledger', 'Release', 'Mechanism',
-           'MechanismInfo', 'register', 'list_mechanisms', 'get_mechanism', 'ToyUniform', 'ToyOverspend', 'Draw',
-           'NoiseRecorder', 'NoiseNotBooked', 'noise_spends', 'check_noise_ledger', 'LaplaceSource']
+           'NumericPopulation', 'PersonalizedPopulation', 'ScalarStream', 'Ledger', 'RollingLedger', 'Release',
+           'Mechanism', 'MechanismInfo', 'register', 'list_mechanisms', 'get_mechanism', 'ToyUniform', 'ToyOverspend',
+           'Draw', 'NoiseRecorder', 'NoiseNotBooked', 'noise_spends', 'check_noise_ledger', 'LaplaceSource']
 
 # %% ../nbs/00_core.ipynb #e2a90127
 class PrivacyBudgetExceeded(Exception):
@@ -608,6 +608,163 @@ class Ledger:
     def __repr__(self):
         wtxt = "event-level" if self.w is None else (f"w={int(self.w[0])}" if np.all(self.w == self.w[0]) else "personalized w")
         return f"Ledger({self.n_accounts} {self.unit} account(s), T={self.T}, {wtxt}, {self._n_spends} spends)"
+
+# %% ../nbs/00_core.ipynb #19e364ce
+class RollingLedger:
+    "The books of an infinite stream: per account only what its open windows hold; every spend is checked before it is recorded."
+    def __init__(self, eps, w=None, n_accounts: int | None = 1, names: Sequence[str] | None = None, unit: str = "stream", reach: int = 0):
+        self.n_accounts = None if n_accounts is None else check_int(n_accounts, "n_accounts", minimum=1)
+        if n_accounts is None and w is not None: raise ValueError("an event-level RollingLedger (n_accounts=None: one account per event) takes w=None")
+        self.eps = self._per_account(eps, "eps", float)
+        if np.any(~np.isfinite(self.eps)) or np.any(self.eps <= 0): raise _bad("eps", eps, "finite and > 0 (per account)")
+        self.w = None if w is None else self._per_account(w, "w", np.int64)
+        if self.w is not None and np.any(self.w < 1): raise _bad("w", w, "an integer >= 1 (per account)")
+        self.reach = check_int(reach, "reach", minimum=0)   # event-level: how long after an event it may still be charged
+        self.names, self.unit, self.t, self.n_spends = names, unit, -1, 0
+        if n_accounts is None: self._open = {}                # event -> its total so far, for the events still open
+        elif self.w is None: self._total = np.zeros(self.n_accounts)
+        else:
+            W = int(self.w.max())
+            self._ring = np.zeros((self.n_accounts, W))          # account a's spend at timestamp tau sits in column tau % W
+            self._times = np.full(W, -(1 << 62), np.int64)       # the timestamp each column holds
+        k = 1 if n_accounts is None else self.n_accounts
+        self._standing, self._standing_from = np.zeros(k), np.full(k, 1 << 62, np.int64)
+
+    def _per_account(self, x, name, dt):
+        a = np.asarray(x, dtype=dt)
+        if self.n_accounts is None:
+            if a.ndim: raise ValueError(f"{name} of an event-level RollingLedger is one number (every event has the same budget), got shape {a.shape}")
+            return a.reshape(1)
+        return Ledger._per_account(self, a, name, dt)
+
+    @classmethod
+    def central(cls, eps, w):
+        "One account for the whole stream (central w-event DP)."
+        return cls(check_eps(eps), check_w(w), 1, names=["stream"], unit="stream")
+
+    @classmethod
+    def users(cls, N, eps, w, unit="user"):
+        "One account per user; `eps` and `w` scalars or per-user arrays (personalized)."
+        return cls(eps, w, N, unit=unit)
+
+    @classmethod
+    def events(cls, eps, reach: int = 0):
+        "Event-level DP: one account per event (timestamp), charged at most `reach` timestamps after it; no window."
+        return cls(check_eps(eps), None, None, unit="event", reach=reach)
+
+    def account_name(self, a) -> str:
+        return self.names[a] if self.names is not None else f"{self.unit} {a}"
+
+    def _accounts(self, accounts) -> np.ndarray:
+        if accounts is None:
+            if self.n_accounts is None: raise ValueError("an event-level ledger needs the events charged (accounts=...)")
+            return np.arange(self.n_accounts)
+        acc = np.asarray(accounts)
+        if acc.dtype == bool: acc = np.flatnonzero(acc)
+        if acc.size and acc.dtype.kind not in "iu": raise _bad("accounts", accounts, "account indices (integers) or a boolean mask")
+        acc = acc.astype(np.int64, copy=False).ravel()
+        if acc.size and (acc.min() < 0 or (self.n_accounts is not None and acc.max() >= self.n_accounts)):
+            raise ValueError(f"accounts must be indices in [0, {self.n_accounts})" if self.n_accounts else "accounts (events) must be >= 0")
+        return acc
+
+    def _check_t(self, t) -> int:
+        t = check_int(t, "t", minimum=0)
+        if t < self.t: raise ValueError(f"t={t} is not allowed: a rolling ledger books in time order and is at t={self.t} already")
+        return t
+
+    def window_spent(self, accounts=None, t=None) -> np.ndarray:
+        "What `accounts` (all when None) have spent in their windows ending at t >= the ledger's t (default: its t), standing charges included."
+        t = self.t if t is None else self._check_t(t)
+        acc = self._accounts(accounts)
+        if self.n_accounts is None:
+            s = np.array([self._open.get(int(e), 0.0) for e in acc])
+            return s + (self._standing[0] if t >= self._standing_from[0] else 0.0)
+        if self.w is None: s = self._total[acc]
+        else:   # columns of timestamps a window ending at t cannot hold are excluded by their time, so nothing moves here
+            inside = self._times[None, :] > t - self.w[acc][:, None]
+            s = np.einsum("ij,ij->i", self._ring[acc], inside)
+        return s + np.where(t >= self._standing_from[acc], self._standing[acc], 0.0)
+
+    def _budget(self, acc): return np.broadcast_to(self.eps[0], acc.shape) if self.n_accounts is None else self.eps[acc]
+
+    def _refuse(self, acc, t, after):
+        "Raise PrivacyBudgetExceeded for the first account of `acc` whose window ending at t would spend `after` > its budget."
+        eps = self._budget(acc)
+        bad = np.flatnonzero(after > eps * (1 + REL_TOL))
+        if not bad.size: return
+        k = int(bad[0])
+        a = int(acc[k])
+        win = (None, None) if self.w is None else (int(max(t - self.w[a] + 1, 0)), t)
+        raise PrivacyBudgetExceeded(self.account_name(a), win, after[k], eps[k], message=
+            f"refused before any noise is drawn: privacy account {self.account_name(a)!r} would spend {after[k]:.6g} in "
+            + (f"window t={win[0]}..{win[1]}" if win[0] is not None else "total") + f", budget {eps[k]:.6g}")
+
+    def _move_to(self, t):
+        "Move the books to timestamp t: columns of timestamps no window ending at t or later can hold are cleared; closed events dropped."
+        if t == self.t: return
+        if self.n_accounts is None:
+            for e in [e for e in self._open if e < t - self.reach]: del self._open[e]
+        elif self.w is not None:
+            W = self._times.size
+            for tau in range(max(self.t + 1, t - W + 1), t + 1):
+                self._ring[:, tau % W] = 0.0; self._times[tau % W] = tau
+        self.t = t
+
+    def spend(self, t, amount, accounts=None):
+        "Check, then record, that `accounts` (all when None; indices or a mask) each spend `amount` at t; if any window would exceed its budget, raise PrivacyBudgetExceeded and record nothing."
+        t = self._check_t(t)
+        acc = self._accounts(accounts)
+        try: amt = np.broadcast_to(np.asarray(amount, dtype=float), acc.shape)
+        except (TypeError, ValueError): raise _bad("amount", amount, "finite and >= 0 (a number or one per account)") from None
+        if amt.size and (not np.all(np.isfinite(amt)) or amt.min() < 0): raise _bad("amount", amount, "finite and >= 0")
+        if self.n_accounts is None and acc.size and acc.min() < t - self.reach:
+            raise ValueError(f"event {int(acc.min())} is closed at t={t}: this ledger charges an event at most reach={self.reach} timestamps after it")
+        if acc.size == 0: return self
+        u, inv = np.unique(acc, return_inverse=True)
+        add = np.bincount(inv.ravel(), weights=amt, minlength=u.size)   # an account listed twice spends twice
+        self._refuse(u, t, self.window_spent(u, t) + add)
+        self._move_to(t)
+        if self.n_accounts is None:
+            for e, a in zip(u.tolist(), add.tolist()): self._open[e] = self._open.get(e, 0.0) + a
+        elif self.w is None: self._total[u] += add
+        else: self._ring[u, t % self._times.size] += add
+        self.n_spends += acc.size
+        return self
+
+    def spend_ranges(self, t, amount, start, stop):
+        "Check, then record, that each account in start[i]..stop[i]-1 spends amount[i] at t (one timestamp; scalars or 1-D arrays)."
+        amt, lo, hi = np.broadcast_arrays(np.asarray(amount, float), np.asarray(start), np.asarray(stop))
+        lo, hi = lo.ravel(), hi.ravel()
+        if lo.size and (lo.dtype.kind not in "iu" or hi.dtype.kind not in "iu"): raise _bad("start/stop", (start, stop), "integers")
+        if np.any(lo > hi) or (lo.size and lo.min() < 0) or (self.n_accounts is not None and hi.size and hi.max() > self.n_accounts):
+            raise ValueError(f"ranges need 0 <= start <= stop" + (f" <= n_accounts={self.n_accounts}" if self.n_accounts else ""))
+        return self.spend(t, np.repeat(amt.ravel(), hi - lo), _concat_aranges(lo, hi))
+
+    def standing(self, amount, start, account=0):
+        "Check, then record, a charge of `amount` to every window that contains a timestamp >= `start` (the ledger's t or later)."
+        amount = float(amount)
+        if not math.isfinite(amount) or amount < 0: raise _bad("amount", amount, "finite and >= 0")
+        start = self._check_t(start)
+        acc = self._accounts([account])
+        k = 0 if self.n_accounts is None else int(acc[0])
+        if self._standing_from[k] < start and self._standing[k] > 0:   # the full Ledger would date it back to the first start
+            raise ValueError(f"account {self.account_name(k)!r} has a standing charge from t={int(self._standing_from[k])}: "
+                             f"a rolling ledger takes one start per account (add to it at that start)")
+        self._refuse(acc, start, self.window_spent(acc, start) + amount)
+        self._move_to(start)
+        self._standing[k] += amount
+        self._standing_from[k] = min(self._standing_from[k], start)
+        return self
+
+    def headroom(self, accounts=None, t=None) -> np.ndarray:
+        "Budget left in the windows ending at t (default: the ledger's t) of `accounts` (all when None)."
+        acc = self._accounts(accounts)
+        return self._budget(acc) - self.window_spent(acc, t)
+
+    def __repr__(self):
+        wtxt = "event-level" if self.w is None else (f"w={int(self.w[0])}" if np.all(self.w == self.w[0]) else "personalized w")
+        n = "one per event" if self.n_accounts is None else self.n_accounts
+        return f"RollingLedger({n} {self.unit} account(s), {wtxt}, at t={self.t}, {self.n_spends} spends)"
 
 # %% ../nbs/00_core.ipynb #0e27608f
 @dataclass
