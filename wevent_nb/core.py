@@ -847,6 +847,7 @@ class Mechanism:
     noise_roles: ClassVar[dict] = {}    # drawing method -> (role, sensitivity or d -> sensitivity); see `noise_spends`
     svt_mode: ClassVar[str] = "single"  # how the mechanism's SVT uses threshold noise; see `noise_spends`
     allow_unproven: bool = False        # the caller's opt-in to a configuration `unproven()` names
+    online: ClassVar[bool] = False      # start(None, ...) opens an unbounded run: bounded memory, books charged at each step (06_online)
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
         cls.run, cls.finish = _checked_run(cls.run), _sealed_finish(cls.finish)   # also a run or finish inherited from a mixin
@@ -878,7 +879,7 @@ class Mechanism:
             raise TypeError(f"{type(self).__name__} takes a {names} (stream kind {self.stream_kind!r}), got {type(stream).__name__}")
         return stream
     def start(self, T, d, rng=None):
-        "Begin a step-wise run over T timestamps of dimension d; returns self."
+        "Begin a step-wise run over T timestamps of dimension d (T=None: an unbounded online run, where `online` is True); returns self."
         raise NotImplementedError(f"{type(self).__name__} has no step-wise form")
     def step(self, x):
         "Consume the next timestamp's data; return (estimate, published)."
