@@ -943,21 +943,27 @@ def get_mechanism(name: str, **params) -> Mechanism:
 
 # %% ../nbs/00_core.ipynb #aa28435e
 class ToyUniform(Mechanism):
-    "Teaching example: eps/w per timestamp, Laplace(w/eps) noise on every bin (not registered)."
+    "Teaching example: eps/w per timestamp, Laplace(w/eps) noise on every bin (not registered); start(None, d) runs it online."
     name, paper, stream_kind = "ToyUniform", "core example", "histogram"
     derivation = "00_core: A worked example (Eq. 1 with eps/w at every timestamp)"
+    online = True
     share = 1.0  # the toy spends eps/(w - 1 + share) per timestamp; share=1 is correct
     def start(self, T, d, rng=None):
         self._rng, self._T, self._d, self._t = as_rng(rng), T, d, 0
-        self._ledger = Ledger.central(T, self.eps, self.w)
-        self._est = np.zeros((T, d)); return self
+        self.books = RollingLedger.central(self.eps, self.w) if T is None else Ledger.central(T, self.eps, self.w)
+        self._est = None if T is None else np.zeros((T, d))   # online: nothing kept but the books
+        return self
     def step(self, x):
+        x = check_counts(x, "x", ndim=1)                       # before anything changes: a bad x leaves the run as it was
+        if x.shape != (self._d,): raise ValueError(f"x must hold d={self._d} counts, got shape {x.shape}")
         e = self.eps / (self.w - 1 + self.share)
-        self._est[self._t] = np.asarray(x, float) + self._rng.laplace(0.0, 1.0 / e, size=self._d)
-        self._ledger.spend(self._t, e); self._t += 1
-        return self._est[self._t - 1], True
+        self.books.spend(self._t, e)                          # online: checked here, before the noise is drawn
+        y = x + self._rng.laplace(0.0, 1.0 / e, size=self._d)
+        if self._est is not None: self._est[self._t] = y
+        self._t += 1
+        return y, True
     def finish(self):
-        return Release(self._est, np.ones(self._T, bool), self._ledger, self.name, self.params)
+        return Release(self._est, np.ones(self._T, bool), self.books, self.name, self.params)
 
 class ToyOverspend(ToyUniform):
     "Deliberately wrong: spends eps/(w-1) per timestamp (not registered)."
