@@ -1,4 +1,4 @@
-"""List the mechanisms and data sets, and re-run the paper notebooks with papermill as HTML reports.
+"""List the mechanisms and data sets, re-run the paper notebooks with papermill as HTML reports, and release a live stream.
 
 Docs: https://wevent-nb.github.io/wevent_nb/cli.html.md"""
 
@@ -402,6 +402,20 @@ def _cmd_bench(args) -> int:
     if not df["ledger_ok"].all(): print("some ledger checks failed", file=sys.stderr); return 1
     return 0
 
+def _cmd_release(args) -> int:
+    from wevent_nb.online import release_stream, StateExists, SessionRefused
+    from wevent_nb.core import PrivacyBudgetExceeded
+    params = {k: parse_value(v) for k, v in (args.param or [])}
+    try:
+        res = release_stream(args.mechanism, args.eps, args.w, args.state, input=args.input, output=args.output, seed=args.seed,
+                             params=params, lo=args.lo, hi=args.hi, d=args.d)
+    except KeyboardInterrupt: print("wevent-nb release: interrupted; the state holds every release made", file=sys.stderr); return 130
+    except (KeyError, ValueError, TypeError, OSError, NotImplementedError, PrivacyBudgetExceeded, StateExists, SessionRefused) as e:
+        print(f"wevent-nb release: {e.args[0] if isinstance(e, KeyError) and e.args else e}", file=sys.stderr); return 2
+    print(f"wevent-nb release: {res['released']} timestamp(s) released, {res['bad']} bad line(s) skipped; the stream is at t={res.get('t', 0)}"
+          + (" (resumed)" if res["resumed"] else ""), file=sys.stderr)
+    return 1 if res["bad"] else 0
+
 def build_parser() -> argparse.ArgumentParser:
     "The `wevent-nb` argument parser."
     p = argparse.ArgumentParser(prog="wevent-nb", description="w-event private stream release: registry, data sets, reports")
@@ -434,6 +448,22 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--scheduler", metavar="ADDRESS", default=None,
                    help="Dask scheduler (e.g. tcp://127.0.0.1:8786): the notebooks' grids run on its workers (needs the dask extra)")
     s.set_defaults(fn=_cmd_reproduce)
+    s = sub.add_parser("release", help="release a live stream, one input line per timestamp, resumable after a kill",
+                       description="Release a stream one timestamp per input line (d counts, or one value for a scalar stream); each release is "
+                                   "written as soon as it is made. The privacy state is written to --state before each release; the same command "
+                                   "resumes after a kill, and a state holding another stream is refused.")
+    s.add_argument("mechanism", help="a registered mechanism with an online form (wevent-nb list)")
+    s.add_argument("--eps", type=float, required=True, help="privacy budget per window (per event for scalar streams)")
+    s.add_argument("--w", type=int, required=True, help="window length w (the delay for scalar streams)")
+    s.add_argument("--state", required=True, help="the stream's durable privacy state (a SQLite file; created on the first release)")
+    s.add_argument("--input", default="-", help="CSV, one timestamp per line (default: - for standard input)")
+    s.add_argument("--output", default="-", help="CSV of releases (default: - for standard output)")
+    s.add_argument("--seed", type=int, default=None, help="fixed seed (tests, reproductions); default: the operating system's entropy")
+    s.add_argument("-p", "--param", nargs=2, action="append", metavar=("KEY", "VALUE"), help="a mechanism parameter (repeatable)")
+    s.add_argument("--d", type=int, default=None, help="histogram width (default: the first line's)")
+    s.add_argument("--lo", type=float, default=None, help="scalar streams: the public domain's lower end")
+    s.add_argument("--hi", type=float, default=None, help="scalar streams: the public domain's upper end")
+    s.set_defaults(fn=_cmd_release)
     return p
 
 def main(argv=None) -> int:
