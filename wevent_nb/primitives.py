@@ -1,4 +1,4 @@
-"""The noise-adding building blocks of every paper: the Laplace mechanism, Lyu-Su-Li's sparse vector technique, and the LDP frequency oracles GRR, OUE and OLH with an exact aggregate sampler.
+"""The noise-adding building blocks of every paper: the Laplace mechanism, Lyu-Su-Li's sparse vector technique, exact discrete Laplace noise for real releases, and the LDP frequency oracles GRR, OUE and OLH with an exact aggregate sampler.
 
 Docs: https://wevent-nb.github.io/wevent_nb/primitives.html.md"""
 
@@ -6,15 +6,17 @@ Docs: https://wevent-nb.github.io/wevent_nb/primitives.html.md"""
 
 # %% ../nbs/01_primitives.ipynb #bed9e0fa
 from __future__ import annotations
-import math
+import math, numbers, sys
+from fractions import Fraction
 from typing import NamedTuple
 import numpy as np
-from .core import as_rng, check_eps, check_positive, check_int, check_array, check_counts, check_categories, check_in_range
+from .core import as_rng, check_eps, check_positive, check_int, check_array, check_counts, check_categories, check_in_range, Draw, NoiseRecorder
 
 # %% auto #0
-__all__ = ['FO_NAMES', 'laplace_scale', 'laplace_variance', 'laplace_mechanism', 'SVT', 'fo_probabilities', 'grr_mean_variance',
-           'oue_mean_variance', 'olh_mean_variance', 'adaptive_choice', 'fo_mean_variance', 'fo_mean_variance_float',
-           'FrequencyOracle', 'GRR', 'OUE', 'OLHReports', 'olh_hash', 'OLH', 'get_fo']
+__all__ = ['DLAP_MAX_NUMERATOR', 'FO_NAMES', 'laplace_scale', 'laplace_variance', 'laplace_mechanism', 'SVT',
+           'discrete_laplace_pmf', 'discrete_laplace_variance', 'discrete_laplace', 'ExactLaplace', 'fo_probabilities',
+           'grr_mean_variance', 'oue_mean_variance', 'olh_mean_variance', 'adaptive_choice', 'fo_mean_variance',
+           'fo_mean_variance_float', 'FrequencyOracle', 'GRR', 'OUE', 'OLHReports', 'olh_hash', 'OLH', 'get_fo']
 
 # %% ../nbs/01_primitives.ipynb #429e4086
 def laplace_scale(eps, sensitivity=1.0) -> float:
@@ -95,6 +97,122 @@ class SVT:
 
     def __repr__(self):
         return f"SVT(eps1={self.eps1:g}, eps2={self.eps2:g}, sensitivity={self.sensitivity:g}, c={self.c}, monotonic={self.monotonic})"
+
+# %% ../nbs/01_primitives.ipynb #6734dfe0
+DLAP_MAX_NUMERATOR = 2**53   # scale = t/s needs t <= 2**53: every float scale up to 2**53 has such a fraction
+
+def _dlap_scale(scale, name="scale") -> Fraction:
+    "The scale as its exact fraction t/s (a float converts exactly); ValueError unless finite, > 0 and t <= 2**53."
+    f = None
+    if isinstance(scale, (np.ndarray, np.generic)) and np.ndim(scale) == 0: scale = scale.item()   # numpy scalars: Python's
+    if not isinstance(scale, (bool, np.bool_)) and isinstance(scale, numbers.Real):
+        try: f = Fraction(scale) if isinstance(scale, numbers.Rational) else Fraction(float(scale))
+        except (ValueError, OverflowError): f = None          # NaN, inf
+    if f is None or f <= 0 or f.numerator > DLAP_MAX_NUMERATOR:
+        raise ValueError(f"{name}={scale!r} is not allowed: {name} must be a finite real number > 0 whose exact fraction t/s "
+                         f"has t <= 2**53 (any float in (0, 2**53], or a Fraction with numerator <= 2**53)")
+    return f
+
+def discrete_laplace_pmf(k, scale):
+    "Pr[K = k] = tanh(1/(2 scale)) exp(-|k|/scale) of the discrete Laplace distribution (Eq. 5), vectorised over integers k."
+    b = float(_dlap_scale(scale))
+    out = math.tanh(0.5 / b) * np.exp(-np.abs(check_array(k, "k", dtype=np.int64)) / b)
+    return float(out) if out.ndim == 0 else out
+
+def discrete_laplace_variance(scale) -> float:
+    "Var K = 2 e^(-1/scale) / (1 - e^(-1/scale))^2 of the discrete Laplace distribution (Eq. 6), about 2 scale^2 - 1/6."
+    b = float(_dlap_scale(scale))
+    return 2.0 * math.exp(-1.0 / b) / math.expm1(-1.0 / b) ** 2
+
+# %% ../nbs/01_primitives.ipynb #8faf6653
+_I64 = 2**63 - 1
+_COLS, _BLOCK, _CHUNK = 6, 4, 1 << 16   # loop steps per numpy call; Bernoulli(1/e) trials per pass; candidates per pass at most
+
+def _bernoulli_exp(rng, num, den: int) -> np.ndarray:
+    "Bernoulli(exp(-num/den)) per entry of the int64 array num, 0 <= num <= den (CKS Alg. 1): step k succeeds iff a uniform on [0, den k) is < num."
+    out, idx, k = np.empty(num.size, bool), np.arange(num.size), 1
+    while idx.size:
+        if den * (k + _COLS) > _I64: raise OverflowError("Bernoulli(exp(-gamma)): the loop ran past the int64 range")  # Pr < 1/(1000 factorial)
+        a = rng.integers(0, den * np.arange(k, k + _COLS), size=(idx.size, _COLS)) < num[idx, None]
+        stop = ~a.all(1)
+        out[idx[stop]] = (k + a.argmin(1)[stop]) % 2 == 1      # K = the first failed step; Pr[K odd] = exp(-num/den)
+        idx, k = idx[~stop], k + _COLS
+    return out
+
+def _geometric_exp1(rng, n: int) -> np.ndarray:
+    "n draws of V, Pr[V >= v] = e^-v: the Bernoulli(e^-1) successes before the first failure."
+    v, idx = np.zeros(n, np.int64), np.arange(n)
+    while idx.size:
+        b = _bernoulli_exp(rng, np.ones(idx.size * _BLOCK, np.int64), 1).reshape(idx.size, _BLOCK)
+        stop = ~b.all(1)
+        v[idx] += np.where(stop, b.argmin(1), _BLOCK)
+        idx = idx[~stop]
+    return v
+
+def _dlap_candidates(rng, t: int, s: int, m: int):
+    "m candidates of CKS Alg. 2 for scale t/s: their values and which ones the algorithm accepts."
+    u = rng.integers(0, t, size=m) if t > 1 else np.zeros(m, np.int64)     # U uniform on {0, ..., t-1}
+    keep = _bernoulli_exp(rng, u, t) if t > 1 else np.ones(m, bool)       # D ~ Bernoulli(exp(-U/t)); D = 0 rejects
+    v = _geometric_exp1(rng, m)
+    if v.max(initial=0) > (_I64 - t) // t: raise OverflowError("discrete_laplace: a geometric draw ran past the int64 range")  # Pr < e^-1000
+    y = (u + t * v) // s if s <= _I64 else np.zeros(m, np.int64)          # X = U + tV, Pr[X = x] ~ e^(-x/t); Y = floor(X/s)
+    neg = rng.integers(0, 2, size=m) == 1
+    return np.where(neg, -y, y), keep & ~(neg & (y == 0))                 # a negative zero rejects: 0 is not counted twice
+
+def _size_shape(size) -> tuple:
+    "numpy's `size` (None, an int or a tuple of ints) as a shape."
+    if size is None: return ()
+    if np.ndim(size) == 0: return (check_int(size, "size", minimum=0),)
+    return tuple(check_int(k, "size", minimum=0) for k in size)
+
+def discrete_laplace(scale, size=None, rng=None):
+    "Exact discrete Laplace noise, Pr[K = k] ~ exp(-|k|/scale) (Eq. 5): int64 samples of shape `size` (an int for None), from integer draws only."
+    f, rng, shape = _dlap_scale(scale), as_rng(rng), _size_shape(size)
+    t, s, n, b = f.numerator, f.denominator, math.prod(shape), float(f)
+    # expected acceptance Pr[D = 1] (1 - Pr[Y = 0]/2): it sets how many candidates a pass draws, never a sample's value
+    acc = math.expm1(-1.0) / (t * math.expm1(-1.0 / t)) * (1 + (math.exp(-1.0 / b) if b > 0 else 0.0)) / 2
+    out, got = np.empty(n, np.int64), 0
+    while got < n:
+        z, ok = _dlap_candidates(rng, t, s, min(int((n - got) / acc * 1.1) + 8, _CHUNK))
+        z = z[ok][:n - got]; out[got:got + z.size] = z; got += z.size
+    return int(out[0]) if size is None else out.reshape(shape)
+
+# %% ../nbs/01_primitives.ipynb #3eb83f99
+def _own_methods(cls) -> list:
+    "Public methods a Generator subclass defines itself, laplace aside (ExactLaplace hands these to the generator it wraps)."
+    mro = cls.__mro__[:cls.__mro__.index(np.random.Generator)]
+    return sorted({n for c in mro for n, f in vars(c).items() if callable(f) and not n.startswith("_") and n != "laplace"})
+
+class ExactLaplace(np.random.Generator):
+    "A numpy Generator on `rng`'s bit generator whose `laplace` is loc + exact discrete Laplace noise (float64); all else is numpy's."
+    def __init__(self, rng=None):
+        if isinstance(rng, ExactLaplace): rng = rng.wrapped
+        g = np.random.Generator(rng) if isinstance(rng, np.random.BitGenerator) else as_rng(rng)
+        super().__init__(g.bit_generator)
+        self.wrapped = g                                              # the generator whose bits this one shares
+        self.recorder = g if isinstance(g, NoiseRecorder) else None   # where `laplace` logs its draws, if anywhere
+        for name in _own_methods(type(g)): setattr(self, name, getattr(g, name))
+
+    def laplace(self, loc=0.0, scale=1.0, size=None):
+        "loc + discrete_laplace(scale) as float64, shaped as numpy's laplace (a float for scalar arguments and size None)."
+        shape = np.broadcast_shapes(np.shape(loc), np.shape(scale)) if size is None else _size_shape(size)
+        if np.ndim(scale) == 0: k = discrete_laplace(scale, shape, self)
+        else:                                                         # one exact pass per distinct scale
+            vals, inv = np.unique(np.broadcast_to(np.asarray(scale), shape), return_inverse=True)
+            k, inv = np.empty(math.prod(shape), np.int64), inv.reshape(-1)
+            for i, v in enumerate(vals): k[inv == i] = discrete_laplace(v, int((inv == i).sum()), self)
+            k = k.reshape(shape)
+        out = np.broadcast_to(np.asarray(loc, np.float64), shape) + k
+        if self.recorder is not None:
+            self.recorder.draws.append(Draw(int(self.recorder.t), float(np.min(scale)), int(out.size), sys._getframe(1).f_code.co_name))
+        return float(out) if size is None and out.ndim == 0 else out
+
+    def __reduce__(self):
+        "Pickle as an ExactLaplace on the same bit generator state (numpy's reduce would rebuild a plain Generator)."
+        return type(self), (self.bit_generator,)
+
+    def __repr__(self):
+        return f"ExactLaplace({type(self.bit_generator).__name__}" + (", recording)" if self.recorder is not None else ")")
 
 # %% ../nbs/01_primitives.ipynb #c89d9bdb
 FO_NAMES = ("grr", "oue", "olh", "adaptive")
