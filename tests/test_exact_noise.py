@@ -183,7 +183,7 @@ class _ExactToyHalfNoise(_ExactToy):
     def step(self, x):
         e = self.eps / self.w
         self._est[self._t] = np.asarray(x, float) + self._rng.laplace(0.0, 0.5 / e, size=self._d)
-        self._ledger.spend(self._t, e); self._t += 1
+        self.books.spend(self._t, e); self._t += 1
         return self._est[self._t - 1], True
 
 
