@@ -8,8 +8,8 @@ Docs: https://wevent-nb.github.io/wevent_nb/capp.html.md"""
 from __future__ import annotations
 import math, numbers
 import numpy as np
-from .core import (Mechanism, Release, Ledger, NumericPopulation, register, as_rng, check_eps, check_w,
-                            check_int, check_array, check_in_range, check_bool, _bad)
+from .core import (Mechanism, Release, Ledger, RollingLedger, UnprovenConfiguration, NumericPopulation, register,
+                            as_rng, check_eps, check_w, check_int, check_array, check_in_range, check_bool, _bad)
 
 PAPER = "CAPP (R. Du et al.): dual utilization of perturbation under w-event LDP"
 SMALL_EPS = 1e-4   # below this the closed form of b loses digits to cancellation: use its series
@@ -257,6 +257,7 @@ def _check_smooth(smooth):
 class NumericLDPMechanism(Mechanism):
     "Base of CAPP's methods: a NumericPopulation in, each user's stream perturbed locally; start/step/finish and run(stream, rng)."
     paper, stream_kind = PAPER, "numeric"
+    online = True                              # start(None, ...) opens an unbounded run (section Online form)
     default_smooth: str | None = "centered"   # the authors' evaluation smooths every method but SW-direct
     def __init__(self, eps, w, Lq=None, smooth="default", allow_unproven=False):
         super().__init__(eps, w, allow_unproven)
@@ -266,13 +267,28 @@ class NumericLDPMechanism(Mechanism):
     def params(self) -> dict: return {"eps": self.eps, "w": self.w, "Lq": self.Lq, "smooth": self.smooth}
 
     def start(self, T, N=1, rng=None, lo=0.0, hi=1.0):
-        "Begin a step-wise run over T timestamps of N users with values in [lo, hi]; returns self."
-        self._T, self._N = check_int(T, "T", minimum=1), check_int(N, "N", minimum=1)
+        "Begin a step-wise run over T timestamps (T=None: an unbounded online run) of N users with values in [lo, hi]; returns self."
+        self._T = None if T is None else check_int(T, "T", minimum=1)
+        if self._T is None and (why := self.unproven()) and not self.allow_unproven:   # online releases leave at each step: opt in up front
+            raise UnprovenConfiguration(self.name, why)
+        self._N = check_int(N, "N", minimum=1)
         self._rng, self._lo, self._hi, self._t = as_rng(rng), float(lo), float(hi), 0
-        self._raw = np.full((self._N, self._T), np.nan)
-        self._published = np.zeros(self._T, bool)
+        batch = self._T is not None                      # a batch run keeps every slot's reports for its Release; an online run none
+        self._raw = np.full((self._N, self._T), np.nan) if batch else None
+        self._published = np.zeros(self._T, bool) if batch else None
+        self.last_info = {}
         self._setup()
         return self
+
+    def _open_books(self, span):
+        "The per-user books over windows of `span` slots: the full Ledger of a batch run, or a RollingLedger charged at each step (online)."
+        self.books = (Ledger.users(self._T, self._N, self.eps, span) if self._T is not None
+                      else RollingLedger.users(self._N, self.eps, span))
+
+    def _next_t(self) -> int:
+        "The slot the next step consumes (a batch run refuses a step past T)."
+        if self._T is not None and self._t >= self._T: raise ValueError(f"step() called more than T={self._T} times")
+        return self._t
 
     def _unit(self, x):
         "Values of one timestamp in [lo, hi] -> [0, 1], rejecting NaN and values outside the domain."
@@ -282,12 +298,13 @@ class NumericLDPMechanism(Mechanism):
 
     def finish(self) -> Release:
         "The Release: estimates = population mean of the published streams (stream units); info holds every user's raw and smoothed stream."
+        if self._T is None: raise RuntimeError(f"{type(self).__name__} is in an online run (start(None, ...)): it has no end and no Release; step() returned its releases")
         if self._t != self._T: raise ValueError(f"finish() after {self._t} of T={self._T} steps")
         raw = self._raw
         smoothed = sma(raw) if self.smooth is None else sma(raw, 3, self.smooth)
         pub = raw if self.smooth is None else smoothed
         info = dict(raw=raw, smoothed=smoothed, **self._extra_info())
-        return Release(pub.mean(0), self._published.copy(), self._ledger, self.name, self.params, info)
+        return Release(pub.mean(0), self._published.copy(), self.books, self.name, self.params, info)
 
     def _extra_info(self) -> dict: return {}
 
@@ -349,20 +366,34 @@ class PPMechanism(NumericLDPMechanism):
                 f"feedback path'); strict=True books them")
 
     def _setup(self):
-        T = self._T
         self.n_s_used = (self.n_s or choose_ns(self.eps, self.w, self.Lq)) if self.sampling else None
-        self._slots, self._reads = report_schedule(T, self.Lq, self.n_s_used, self.acc_window, self.feedback != "none")
-        self.eps_report, span = per_report_budget(self.eps, self.w, self._slots, self._reads, T, self.strict)
-        self._ledger = Ledger.users(T, self._N, self.eps, span)
-        self._is_report = np.zeros(T, bool); self._is_report[self._slots] = True
-        self._seg_start = np.empty(T, np.int64); self._seg_start[self._slots] = report_schedule(T, self.Lq, self.n_s_used, None, False)[1]
-        self._run_start = (np.arange(T) // self.Lq) * self.Lq
+        T = self._T or self._periodic_T()
+        slots, reads = report_schedule(T, self.Lq, self.n_s_used, self.acc_window, self.feedback != "none")
+        self.eps_report, span = per_report_budget(self.eps, self.w, slots, reads, T, self.strict)
+        self._open_books(span)
+        self._run = self._pattern(self.Lq)                               # (reported?, first position of its segment) per position of a run
+        cut = self._T % self.Lq if self._T is not None else 0
+        self._run_last = self._pattern(cut) if cut else self._run         # a batch stream's last run may be cut short
         if self.feedback == "capp": self.l, self.u = capp_bounds(self.eps_report, self.sign, self.shrink)
         self._D = np.zeros(self._N)
-        self._dev = np.zeros((self._N, len(self._slots)))            # deviations of the reports so far
-        self._Dtrace = np.zeros((self._N, T))                       # D after each step (0 where nothing is reported)
+        ring = self.feedback != "none" and self.acc_window is not None
+        self._dev = np.zeros((self._N, self.acc_window)) if ring else None   # the last acc_window deviations, report k in column k % acc_window
         self._k, self._block_k = 0, 0                               # reports made, index of the first report of the current run
-        self._z = np.zeros((self._N, T))                            # the values seen so far ([0, 1] units)
+        self._zrun = np.zeros((self._N, self.Lq))                   # the current run's values ([0, 1] units), position t - run start
+        if self._T is not None:                                     # diagnostics of a batch run
+            self._slots, self._Dtrace = slots, np.zeros((self._N, self._T))   # D after each step (0 where nothing is reported)
+
+    def _periodic_T(self) -> int:
+        "Online: as many whole runs as put every window of w + reach slots (w: the paper's accounting) in every phase of a run."
+        span = self.w + (self.reach() if self.strict else 0)
+        return self.Lq * (-(-span // self.Lq) + 1)
+
+    def _pattern(self, L: int):
+        "A run of L slots: whether each position reports, and the first position its report reads (its segment's start)."
+        slots, first = report_schedule(L, L, self.n_s_used, None, False)
+        rep, seg = np.zeros(L, bool), np.zeros(L, np.int64)
+        rep[slots] = True; seg[slots] = first
+        return rep, seg
 
     def _to_base(self, z): return z if self.base == "SW" else 2 * z - 1
     def _from_base(self, y): return y if self.base == "SW" else (y + 1) / 2
@@ -381,27 +412,35 @@ class PPMechanism(NumericLDPMechanism):
 
     def step(self, x):
         "Consume timestamp t's values (one per user, stream units); returns (population mean of what is known at t, reported at t)."
-        t = self._t
-        if t >= self._T: raise ValueError(f"step() called more than T={self._T} times")
-        self._z[:, t] = self._unit(x)
-        if t == self._run_start[t]: self._D[:] = 0.0; self._block_k = self._k
-        if self._is_report[t]:
-            k = self._k
-            v = self._to_base(self._z[:, self._seg_start[t]:t + 1].mean(1))    # the slot's value, or its segment's mean
+        t = self._next_t()
+        z = self._unit(x)                                           # bad input is refused here, before any state changes
+        i = t % self.Lq; b0 = t - i                                 # position in the run, and the run's first slot
+        rep, seg = self._run_last if self._T is not None and b0 + self.Lq > self._T else self._run
+        if i == 0: self._D[:] = 0.0; self._block_k = self._k
+        self._zrun[:, i] = z
+        out = None
+        if rep[i]:
+            k, a = self._k, seg[i]
+            v = self._to_base(self._zrun[:, a:i + 1].mean(1))      # the slot's value, or its segment's mean
+            self.books.spend_ranges(t, self.eps_report, 0, self._N)  # booked before the report is drawn (online: refused if over)
             y = self._perturb(v + self._D)
-            self._ledger.spend_ranges(t, self.eps_report, 0, self._N)
             if self.feedback != "none":
-                self._dev[:, k] = v - y
-                self._D += self._dev[:, k]
-                if self.acc_window is not None and k - self.acc_window >= self._block_k: self._D -= self._dev[:, k - self.acc_window]
-            self._raw[:, self._seg_start[t]:t + 1] = (self._from_base(y) * (self._hi - self._lo) + self._lo)[:, None]
-            self._published[t] = True; self._k += 1
-        self._Dtrace[:, t] = self._D
+                dev = v - y
+                if self._dev is not None:
+                    j = k % self.acc_window; old = self._dev[:, j].copy(); self._dev[:, j] = dev
+                self._D += dev
+                if self.acc_window is not None and k - self.acc_window >= self._block_k: self._D -= old
+            out = self._from_base(y) * (self._hi - self._lo) + self._lo
+            self._k += 1
+        if self._T is not None:
+            if out is not None: self._raw[:, b0 + a:t + 1] = out[:, None]
+            self._published[t] = out is not None; self._Dtrace[:, t] = self._D
+        self.last_info = dict(t=t, reported=out is not None, segment=None if out is None else (int(b0 + a), t))
         self._t += 1
-        return float(np.mean(self._raw[:, t])), bool(self._published[t])
+        return (float("nan") if out is None else float(np.mean(out))), out is not None
 
     def _extra_info(self) -> dict:
-        out = dict(D=self._Dtrace, eps_report=self.eps_report, report_slots=self._slots, ledger_window=int(self._ledger.w[0]))
+        out = dict(D=self._Dtrace, eps_report=self.eps_report, report_slots=self._slots, ledger_window=int(self.books.w[0]))
         if self.sampling: out["n_s"] = self.n_s_used
         if self.feedback == "capp": out["bounds"] = (self.l, self.u)
         return out
@@ -481,20 +520,20 @@ class BASW(NumericLDPMechanism):
     accounting_options = {}
     def _setup(self):
         self.unit = self.eps / (2 * self.w)
-        self._ledger = Ledger.users(self._T, self._N, self.eps, self.w)
+        self._open_books(self.w)
         self._last = np.zeros(self._N); self._l = np.zeros(self._N, np.int64); self._k = np.ones(self._N, np.int64)
-        self._n_pub = np.zeros(self._T, np.int64)
+        self._n_pub = np.zeros(self._T, np.int64) if self._T is not None else None
 
     def step(self, x):
         "Consume timestamp t's values; returns (population mean of the releases at t, any user published at t)."
-        t, z = self._t, self._unit(x)
-        if t >= self._T: raise ValueError(f"step() called more than T={self._T} times")
+        t = self._next_t()
+        z = self._unit(x)                                                # bad input is refused before any state changes
         if t == 0:
-            self._last = randomize("SW", z, self.unit, self._rng)
-            self._ledger.spend_ranges(0, self.unit, 0, self._N); pub = np.ones(self._N, bool)
+            self.books.spend_ranges(0, self.unit, 0, self._N)            # each spend booked before its draw
+            self._last = randomize("SW", z, self.unit, self._rng); pub = np.ones(self._N, bool)
         else:
+            self.books.spend_ranges(t, self.unit, 0, self._N)
             dis = np.abs(randomize("SW", np.clip(np.abs(self._last - z), 0, 1), self.unit, self._rng))   # M1
-            self._ledger.spend_ranges(t, self.unit, 0, self._N)
             tN = self._k - 1                                             # slots nullified after the last publication
             tA = t - (self._l + tN)                                      # slots absorbed (> 0 once the nullified ones have passed)
             kk = np.clip(np.minimum(tA, self.w), 0, None)
@@ -503,12 +542,14 @@ class BASW(NumericLDPMechanism):
             idx = np.flatnonzero(pub)
             if idx.size:
                 e = kk[idx] * self.unit
+                self.books.spend(t, e, idx)
                 self._last[idx] = randomize("SW", z[idx], e, self._rng)
-                self._ledger.spend(t, e, idx)
                 self._l[idx] = t; self._k[idx] = kk[idx]
-        self._raw[:, t] = self._last * (self._hi - self._lo) + self._lo
-        self._n_pub[t] = int(pub.sum()); self._published[t] = bool(pub.any()); self._t += 1
-        return float(self._raw[:, t].mean()), bool(self._published[t])
+        out = self._last * (self._hi - self._lo) + self._lo
+        if self._T is not None: self._raw[:, t] = out; self._n_pub[t] = int(pub.sum()); self._published[t] = bool(pub.any())
+        self.last_info = dict(t=t, n_published=int(pub.sum()))
+        self._t += 1
+        return float(out.mean()), bool(pub.any())
 
     def _extra_info(self) -> dict: return dict(n_published=self._n_pub)
 

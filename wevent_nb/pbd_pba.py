@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 import numpy as np
-from .core import (Mechanism, Release, Ledger, PersonalizedPopulation, HistogramStream, NoiseRecorder,
-                            NoiseNotBooked, REL_TOL, register, as_rng, check_eps, check_w, check_bool, check_int,
-                            check_array, check_categories, check_fraction)
+from .core import (Mechanism, Release, Ledger, RollingLedger, UnprovenConfiguration, PersonalizedPopulation,
+                            HistogramStream, NoiseRecorder, NoiseNotBooked, REL_TOL, register, as_rng, check_eps, check_w,
+                            check_bool, check_int, check_array, check_categories, check_fraction)
 from .baselines import BD, BA, check_choice
 from .primitives import GRR, laplace_variance
 from .data import personalized_params, two_type_params
@@ -19,12 +19,12 @@ from .data import personalized_params, two_type_params
 PAPER = "Du et al. 2025, Infinite Stream Estimation under Personalized w-Event Privacy (PVLDB 18(6)), paper 003"
 
 # %% auto #0
-__all__ = ['PAPER', 'USERS', 'TWO_TYPE_BASE', 'THRESHOLDS', 'sm_probabilities', 'sm_cost', 'sm_sample', 'sm_sample_users',
-           'sm_disturb', 'err_s', 'err_dp', 'budget_key', 'obs_errors', 'obs', 'dissimilarity', 'check_user_params',
-           'UserTypes', 'check_assignment', 'assign_budgets', 'assigned_population', 'PersonalizedMethod', 'PWSM',
-           'PBD', 'PBA', 'PLBU', 'ConservativeBD', 'ConservativeBA', 'PBAStaleLast', 'PBDHalfNoise', 'PBDNoSampling',
-           'SamplingRecorder', 'check_personalized_noise', 'square_harmonic', 'utility_terms', 'lemma47_bound',
-           'dc_error_bound', 'pbd_error_bound', 'pba_error_bound']
+__all__ = ['PAPER', 'USERS', 'TWO_TYPE_BASE', 'THRESHOLDS', 'OBS_MEMO_BYTES', 'sm_probabilities', 'sm_cost', 'sm_sample',
+           'sm_sample_users', 'sm_disturb', 'err_s', 'err_dp', 'budget_key', 'obs_errors', 'obs', 'dissimilarity',
+           'check_user_params', 'UserTypes', 'check_assignment', 'assign_budgets', 'assigned_population',
+           'PersonalizedMethod', 'PWSM', 'PBD', 'PBA', 'PLBU', 'ConservativeBD', 'ConservativeBA', 'PBAStaleLast',
+           'PBDHalfNoise', 'PBDNoSampling', 'SamplingRecorder', 'check_personalized_noise', 'square_harmonic',
+           'utility_terms', 'lemma47_bound', 'dc_error_bound', 'pbd_error_bound', 'pba_error_bound']
 
 # %% ../nbs/13_pbd_pba.ipynb #1ea157fe
 def sm_probabilities(budgets, theta) -> np.ndarray:
@@ -240,13 +240,25 @@ class PersonalizedMethod(Mechanism):
         else: p["declared"] = UserTypes(*self._declared).rows()
         p["budgets"] = self._ty.rows()
         return p
+    def _open_online(self):
+        "An online run's guard and books: an unproven configuration needs the opt-in up front (its releases leave at each step); one account per user, held to its declared (eps_i, w_i)."
+        if (why := self.unproven()) and not self.allow_unproven: raise UnprovenConfiguration(self.name or type(self).__name__, why)
+        self.books = RollingLedger.users(self._ty.N, *self._declared)
+    def _charge(self, t, per_type):
+        "Online: book each type's spend (G,) to every user of the type at slot t, before the noise it pays for is drawn (batch: booked at finish)."
+        if self._T is None: self.books.spend(t, np.asarray(per_type, float)[self._ty.of_user])
+    def _no_end(self):
+        "finish() of an online run: an error (the run has no end; step() returned its releases)."
+        if self._T is None: raise RuntimeError(f"{type(self).__name__} is in an online run (start(None, ...)): it has no end and no Release; step() returned its releases")
 
 
 # %% ../nbs/13_pbd_pba.ipynb #7355f628
 THRESHOLDS = ("std", "kellaris")
+OBS_MEMO_BYTES = 1 << 20   # OBS results memoised per distinct budget vector, up to about this many bytes of keys
 
 class PWSM(PersonalizedMethod):
     "Algorithm 2 (PWSM): DC at eps_i/(2 w_i) every slot; publish with SM at OBS's threshold when dis > sqrt(err) (subclasses give the budgets)."
+    online = True                                                  # start(None, ...): an unbounded run (section Online form)
     noise_roles: ClassVar[dict] = {"dissimilarity": ("statistic", lambda d: 1.0 / d), "sm_disturb": ("release", 1.0)}
     def __init__(self, eps=None, w=None, users="stream", threshold="std", o=0.5, n_groups=10, assign_seed=0, allow_unproven=False):
         super().__init__(eps, w, users, o, n_groups, assign_seed, allow_unproven)
@@ -255,18 +267,20 @@ class PWSM(PersonalizedMethod):
     def params(self) -> dict: return {**super().params, "threshold": self.threshold}
 
     def start(self, T, d, rng=None, eps_i=None, w_i=None):
-        "Begin a step-wise run over T slots of d bins for users declaring budgets eps_i and windows w_i (one each per user); returns self."
+        "Begin a step-wise run over T slots (T=None: an unbounded online run) of d bins for users declaring budgets eps_i and windows w_i (one each per user); returns self."
         self._begin(eps_i, w_i)
-        T, d, G = check_int(T, "T", minimum=1), check_int(d, "d", minimum=1), self._ty.G
+        T, d, G = None if T is None else check_int(T, "T", minimum=1), check_int(d, "d", minimum=1), self._ty.G
         self._rng, self._T, self._d, self._t = as_rng(rng), T, d, 0
-        self._est, self._pub, self._last = np.zeros((T, d)), np.zeros(T, bool), np.zeros(d)
+        self._last = np.zeros(d)
         self._e1 = self._ty.eps / (2 * self._ty.w)
         self._theta1 = obs(self._e1, self._ty.n)[0]
         self._p1 = sm_probabilities(self._e1, self._theta1)
-        self._spent2 = np.zeros((G, T))
-        self._info = {k: np.full(T, np.nan) for k in ("dis", "theta2", "thr")}
-        self._info["nullified"], self._info["sampled"] = np.zeros(T, bool), np.zeros(T, bool)
-        self._obs_memo = {}
+        if T is None: self._open_online()                          # online: books charged at each step, nothing kept per slot
+        else:                                                      # batch: every slot's release, spends and diagnostics, for the Release
+            self._est, self._pub, self._spent2 = np.zeros((T, d)), np.zeros(T, bool), np.zeros((G, T))
+            self._info = {k: np.full(T, np.nan) for k in ("dis", "theta2", "thr")}
+            self._info["nullified"], self._info["sampled"] = np.zeros(T, bool), np.zeros(T, bool)
+        self.last_info, self._obs_memo = {}, {}
         self._init()
         return self
 
@@ -276,34 +290,52 @@ class PWSM(PersonalizedMethod):
         "Line 5 of Algorithm 2: publish when the noisy dissimilarity exceeds the threshold."
         return dis > thr
     def _remember(self, t, e2): pass
+    def _close(self, t, spent): pass                               # every slot: spent = the publication's budgets, or None
 
     def _release(self, counts, e2, theta2):
         "SM at threshold theta2 for the publication budgets e2 (one per type)."
         return sm_disturb(sm_sample(counts, sm_probabilities(e2, theta2), self._rng), theta2, self._rng)
 
+    def _obs(self, e2):
+        "OBS of the publication budgets e2, memoised per distinct vector (a cache of bounded size: cleared when full, not pickled)."
+        key = e2.tobytes()
+        if (hit := self._obs_memo.get(key)) is None:
+            if len(self._obs_memo) * max(len(key), 64) >= OBS_MEMO_BYTES: self._obs_memo.clear()
+            hit = self._obs_memo[key] = _obs(e2, self._ty.n.astype(float))
+        return hit
+
+    def __getstate__(self):
+        return {**self.__dict__, "_obs_memo": {}}                 # the OBS cache is rebuilt as needed
+
     def _advance(self, counts):
-        t, info = self._t, self._info
-        dis = info["dis"][t] = dissimilarity(counts, self._p1, self._theta1, self._last, self._rng)
+        t = self._t
+        self._charge(t, self._e1)                                 # every spend is booked before the noise it pays for
+        dis = dissimilarity(counts, self._p1, self._theta1, self._last, self._rng)
         e2 = self._candidate(t)
+        li = dict(t=t, dis=dis, theta2=np.nan, thr=np.nan, nullified=e2 is None, sampled=False)
+        spent = None
         if e2 is not None:
-            key = e2.tobytes()                                   # OBS is a function of the budgets: computed once per distinct vector
-            if key not in self._obs_memo: self._obs_memo[key] = _obs(e2, self._ty.n.astype(float))
-            theta2, err2 = self._obs_memo[key]
+            theta2, err2 = self._obs(e2)                          # OBS is a function of the budgets
             thr = math.sqrt(err2) if self.threshold == "std" else 1.0 / theta2
-            info["theta2"][t], info["thr"][t] = theta2, thr
-            info["sampled"][t] = theta2 > e2.min()               # SM_s really samples (some users below the threshold)
+            li.update(theta2=theta2, thr=thr, sampled=theta2 > e2.min())   # sampled: SM_s really samples (some users below the threshold)
             if self._decide(t, dis, thr):
+                self._charge(t, e2)
                 self._last = self._release(counts, e2, theta2)
-                self._spent2[:, t] = e2; self._pub[t] = True
+                spent = e2
                 self._remember(t, e2)
-        else: info["nullified"][t] = True
-        self._est[t] = self._last; self._t = t + 1
-        return self._last, bool(self._pub[t])
+        self._close(t, spent)
+        if self._T is not None:
+            self._est[t], self._pub[t] = self._last, spent is not None
+            if spent is not None: self._spent2[:, t] = spent
+            for k in self._info: self._info[k][t] = li[k]
+        self.last_info = li
+        self._t = t + 1
+        return self._last, spent is not None
 
     def step(self, x):
         "Consume the next slot's per-user values (length N, in [0, d)); return (release, published)."
         if not hasattr(self, "_T"): raise RuntimeError(f"call {type(self).__name__}.start(T, d, rng, eps_i, w_i) before step(x)")
-        if self._t >= self._T: raise ValueError(f"step called more than T={self._T} times")
+        if self._T is not None and self._t >= self._T: raise ValueError(f"step called more than T={self._T} times")
         v = check_categories(x, self._d, "x", ndim=1)
         if v.shape != (self._ty.N,): raise ValueError(f"x must hold one value per user ({self._ty.N}), got shape {v.shape}")
         est, pub = self._advance(self._ty.counts(v.astype(np.int64), self._d))
@@ -311,6 +343,7 @@ class PWSM(PersonalizedMethod):
 
     def finish(self) -> Release:
         "The Release of a step-wise run: counts (T, d), published flags, the per-user ledger, per-type diagnostics."
+        self._no_end()
         if self._t != self._T: raise ValueError(f"finish called after {self._t} of T={self._T} steps")
         ty = self._ty
         spent = self._spent2 + self._e1[:, None]
@@ -332,11 +365,15 @@ class PBD(PWSM):
     name = "PBD"
     summary = "personalized budget distribution: DC at eps_i/(2 w_i), publish with half the window's remaining eps_i/2 via SM + OBS"
     derivation = "13_pbd_pba: Privacy: Theorem 4.6 (PBD's publications in a window hold at most eps_i/2, Eqs. 3-5; SM at each slot, Sec. 4.1)"
+    def _init(self):
+        self._recent = np.zeros((self._ty.G, max(int(self._ty.w.max()) - 1, 1)))   # each type's publication spends at the last slots, oldest first
     def _candidate(self, t):
         "eps2_{i,t} = (eps_i/2 - spends of the last w_i - 1 slots)/2 per type (line 4-5)."
-        lo = np.maximum(t - self._ty.w + 1, 0)
-        used = np.array([self._spent2[g, lo[g]:t].sum() for g in range(self._ty.G)])
+        n, W = np.minimum(self._ty.w - 1, t), self._recent.shape[1]   # slots max(t - w_i + 1, 0) .. t - 1
+        used = np.array([self._recent[g, W - n[g]:].sum() for g in range(self._ty.G)])
         return (self._ty.eps / 2 - used) / 2
+    def _close(self, t, spent):
+        self._recent[:, :-1] = self._recent[:, 1:]; self._recent[:, -1] = 0.0 if spent is None else spent
 
 @register
 class PBA(PWSM):
@@ -346,7 +383,7 @@ class PBA(PWSM):
     derivation = "13_pbd_pba: Privacy: Theorem 4.6 (PBA's publications in a window hold at most w_i shares, Eqs. 5-6; SM at each slot, Sec. 4.1)"
     def _init(self):
         self._l, self._s = -1, np.ones(self._ty.G, np.int64)    # a virtual one-share publication just before slot 0
-        self._shares = np.zeros((self._ty.G, self._T), np.int64)
+        self._shares = None if self._T is None else np.zeros((self._ty.G, self._T), np.int64)   # a batch run's diagnostics
     def _candidate(self, t):
         "None on a nullified slot (lines 6-8), else the absorbed budgets of lines 10-11 per type."
         tN = self._s - 1
@@ -356,7 +393,9 @@ class PBA(PWSM):
         return self._e1 * shares
     def _remember(self, t, e2):
         self._l, self._s = t, self._pending
-        self._shares[:, t] = self._pending
+        self._keep_shares(t)
+    def _keep_shares(self, t):
+        if self._shares is not None: self._shares[:, t] = self._pending
     def finish(self) -> Release:
         rel = super().finish(); rel.info["shares"] = self._shares; return rel
 
@@ -367,37 +406,43 @@ class PLBU(PersonalizedMethod):
     name = "PLBU"
     summary = "personalized LDP budget uniform: GRR reports at eps_i/w_i from every user at every slot, unbiased count estimate"
     derivation = "13_pbd_pba: PLBU: the local baseline (GRR at eps_i/w_i is eps_i/w_i-LDP at every slot; any w_i slots compose to eps_i)"
+    online = True
     def start(self, T, d, rng=None, eps_i=None, w_i=None):
-        "Begin a step-wise run (T slots, d >= 2 bins, the users' declared eps_i and w_i); returns self."
+        "Begin a step-wise run (T slots, None: an unbounded online run; d >= 2 bins; the users' declared eps_i and w_i); returns self."
         self._begin(eps_i, w_i)
-        self._T, self._d = check_int(T, "T", minimum=1), check_int(d, "d", minimum=1)
+        self._T, self._d = None if T is None else check_int(T, "T", minimum=1), check_int(d, "d", minimum=1)
         if self._d < 2: raise ValueError(f"d={self._d} is not allowed for PLBU: GRR needs d >= 2 bins")
-        self._rng, self._t, self._est = as_rng(rng), 0, np.zeros((self._T, self._d))
+        self._rng, self._t = as_rng(rng), 0
+        self._est = None if self._T is None else np.zeros((self._T, self._d))
+        if self._T is None: self._open_online()
         self._fos = [GRR(e / w, self._d) for e, w in zip(self._ty.eps, self._ty.w)]
         self._members = [np.flatnonzero(self._ty.of_user == g) for g in range(self._ty.G)]
+        self.last_info = {}
         return self
     def _estimate(self, support, g):
         fo = self._fos[g]
         return (support - self._ty.n[g] * fo.q) / (fo.p - fo.q)
     def step(self, x):
         "Each user's GRR report of its value at this slot (x: one value per user); return (release, True)."
+        if self._T is not None and self._t >= self._T: raise ValueError(f"step called more than T={self._T} times")
         v = check_categories(x, self._d, "x", ndim=1)
         if v.shape != (self._ty.N,): raise ValueError(f"x must hold one value per user ({self._ty.N}), got shape {v.shape}")
+        self._charge(self._t, self._ty.eps / self._ty.w)           # online: each user's eps_i/w_i, booked before the reports are drawn
         est = sum(self._estimate(fo.support_counts(fo.perturb(v[m], self._rng)), g) for g, (fo, m) in enumerate(zip(self._fos, self._members)))
-        self._est[self._t] = est; self._t += 1
+        if self._T is not None: self._est[self._t] = est
+        self.last_info = dict(t=self._t); self._t += 1
         return est.copy(), True
     def finish(self) -> Release:
         "The Release: counts (T, d), all published, the per-user ledger (eps_i/w_i at every slot)."
+        self._no_end()
         ty = self._ty
         spent = np.repeat((ty.eps / ty.w)[:, None], self._T, axis=1)
         return Release(self._est, np.ones(self._T, bool), self._ledger(spent), self.name, self._run_params(), dict(type_eps=ty.eps, type_w=ty.w, type_n=ty.n))
     def run(self, stream, rng=None) -> Release:
-        "All slots at once: each type's (T, d) GRR support counts from the exact aggregate sampler."
+        "The step-wise form over every slot (each user's GRR report), so that a run and its online steps give the same release."
         s = self.check_stream(stream)
         self.start(s.T, s.d, rng, s.eps, s.w)
-        C = self._ty.counts(s.values, s.d)
-        self._est[:] = sum(self._estimate(fo.sample_counts(C[:, g], self._rng), g) for g, fo in enumerate(self._fos))
-        self._t = s.T
+        for t in range(s.T): self.step(s.values[:, t])
         return self.finish()
 
 # %% ../nbs/13_pbd_pba.ipynb #d830d33e
@@ -420,6 +465,8 @@ class ConservativeBD(PersonalizedMethod):
         self._inner = self.base(float(self._ty.eps.min()), w, threshold=self.threshold)
     def start(self, T, d, rng=None, eps_i=None, w_i=None):
         "Begin a step-wise run: the inner BD/BA at (min eps_i, max w_i); returns self."
+        if T is None: raise NotImplementedError(f"{type(self).__name__} has no online form yet: it runs {self.base.__name__} of wevent_nb.baselines, "
+                                                "which has none (start(None, ...) needs the inner mechanism online)")
         self._make(T, eps_i, w_i); self._inner.start(T, d, rng)
         return self
     def step(self, x):
@@ -450,7 +497,7 @@ class ConservativeBA(ConservativeBD):
 class PBAStaleLast(PBA):
     "Deliberately wrong, as the authors' code: the last publication and its shares are never updated (not registered)."
     name, derivation = "PBAStaleLast", ""
-    def _remember(self, t, e2): self._shares[:, t] = self._pending
+    def _remember(self, t, e2): self._keep_shares(t)
 
 class PBDHalfNoise(PBD):
     "Deliberately wrong: books eps2 but releases with Laplace scale 1/(2 theta2) (not registered)."
