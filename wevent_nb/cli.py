@@ -408,7 +408,7 @@ def _cmd_release(args) -> int:
     params = {k: parse_value(v) for k, v in (args.param or [])}
     try:
         res = release_stream(args.mechanism, args.eps, args.w, args.state, input=args.input, output=args.output, seed=args.seed,
-                             params=params, lo=args.lo, hi=args.hi, d=args.d)
+                             params=params, lo=args.lo, hi=args.hi, d=args.d, noise=args.noise)
     except KeyboardInterrupt: print("wevent-nb release: interrupted; the state holds every release made", file=sys.stderr); return 130
     except (KeyError, ValueError, TypeError, OSError, NotImplementedError, PrivacyBudgetExceeded, StateExists, SessionRefused) as e:
         print(f"wevent-nb release: {e.args[0] if isinstance(e, KeyError) and e.args else e}", file=sys.stderr); return 2
@@ -460,6 +460,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--output", default="-", help="CSV of releases (default: - for standard output)")
     s.add_argument("--seed", type=int, default=None, help="fixed seed (tests, reproductions); default: the operating system's entropy")
     s.add_argument("-p", "--param", nargs=2, action="append", metavar=("KEY", "VALUE"), help="a mechanism parameter (repeatable)")
+    s.add_argument("--noise", default="exact", choices=["exact", "float"],
+                   help="exact discrete Laplace on integer counts (default), or floating-point Laplace (simulation only: its low bits leak)")
     s.add_argument("--d", type=int, default=None, help="histogram width (default: the first line's)")
     s.add_argument("--lo", type=float, default=None, help="scalar streams: the public domain's lower end")
     s.add_argument("--hi", type=float, default=None, help="scalar streams: the public domain's upper end")

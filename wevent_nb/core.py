@@ -17,8 +17,9 @@ __all__ = ['EPS_MIN', 'EPS_MAX', 'STREAM_KINDS', 'REL_TOL', 'GUARANTEES', 'NOISE
            'check_w', 'check_fraction', 'check_array', 'check_counts', 'check_categories', 'check_in_range', 'as_rng',
            'spawn_rngs', 'seed_from_key', 'HistogramStream', 'CategoricalAggregate', 'CategoricalPopulation',
            'NumericPopulation', 'PersonalizedPopulation', 'ScalarStream', 'Ledger', 'RollingLedger', 'Release',
-           'Mechanism', 'MechanismInfo', 'register', 'list_mechanisms', 'get_mechanism', 'ToyUniform', 'ToyOverspend',
-           'Draw', 'NoiseRecorder', 'NoiseNotBooked', 'noise_spends', 'check_noise_ledger', 'LaplaceSource']
+           'check_exact_noise', 'check_lattice', 'Mechanism', 'MechanismInfo', 'register', 'list_mechanisms',
+           'get_mechanism', 'ToyUniform', 'ToyOverspend', 'Draw', 'NoiseRecorder', 'NoiseNotBooked', 'noise_spends',
+           'check_noise_ledger', 'LaplaceSource']
 
 # %% ../nbs/00_core.ipynb #e2a90127
 class PrivacyBudgetExceeded(Exception):
@@ -809,11 +810,24 @@ def _release_check(mech, rel):
                          f"what its arithmetic represents; use eps in [{EPS_MIN:g}, {EPS_MAX:g}] and a w that leaves eps/w well above {EPS_MIN:g}")
     return rel.check()
 
+def check_exact_noise(mech, rng):
+    "Refuse exact noise (an rng with `exact` set, e.g. primitives.ExactLaplace) for a mechanism with no exact form: off its lattice, exact noise leaks."
+    if getattr(rng, "exact", False) and not mech.exact_noise:
+        raise ValueError(f"{type(mech).__name__} has no exact-noise form: some of its noisy statistics are not on an integer lattice, where "
+                         f"discrete noise would reveal them; release it with float noise (a plain numpy Generator)")
+
+def check_lattice(x, rng, name="x"):
+    "With exact noise (an rng with `exact` set), counts must be integers: the discrete mechanism's lattice. Returns x."
+    if getattr(rng, "exact", False) and not np.all(x == np.round(x)):
+        raise ValueError(f"{name} must be integer counts with exact noise (discrete Laplace is private on integer counts only), got {x[x != np.round(x)][0]!r}")
+    return x
+
 def _checked_run(run):
     "Wrap a mechanism's `run`: its Release is sealed with the configuration's guarantee and, unless check=False, checked."
     if getattr(run, "_checked", False): return run        # a class reusing another class's (already wrapped) run
     def wrapper(self, stream, rng=None, check=True):
         check = check_bool(check, "check")
+        check_exact_noise(self, rng)
         outer = not self.__dict__.get("_in_run", False)   # a run calling its parent's run is checked once, at the top
         self.__dict__["_in_run"] = True
         try: rel = run(self, stream, rng)
@@ -848,6 +862,7 @@ class Mechanism:
     svt_mode: ClassVar[str] = "single"  # how the mechanism's SVT uses threshold noise; see `noise_spends`
     allow_unproven: bool = False        # the caller's opt-in to a configuration `unproven()` names
     online: ClassVar[bool] = False      # start(None, ...) opens an unbounded run: bounded memory, books charged at each step (06_online)
+    exact_noise: ClassVar[bool] = False # its every draw is on an integer lattice its notebook derives: it may draw exact noise (06_online)
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
         cls.run, cls.finish = _checked_run(cls.run), _sealed_finish(cls.finish)   # also a run or finish inherited from a mixin
@@ -946,7 +961,7 @@ class ToyUniform(Mechanism):
     "Teaching example: eps/w per timestamp, Laplace(w/eps) noise on every bin (not registered); start(None, d) runs it online."
     name, paper, stream_kind = "ToyUniform", "core example", "histogram"
     derivation = "00_core: A worked example (Eq. 1 with eps/w at every timestamp)"
-    online = True
+    online = exact_noise = True   # its one draw: integer counts + discrete Laplace with exact noise (00_core, 01_primitives)
     share = 1.0  # the toy spends eps/(w - 1 + share) per timestamp; share=1 is correct
     def start(self, T, d, rng=None):
         self._rng, self._T, self._d, self._t = as_rng(rng), T, d, 0
@@ -954,7 +969,7 @@ class ToyUniform(Mechanism):
         self._est = None if T is None else np.zeros((T, d))   # online: nothing kept but the books
         return self
     def step(self, x):
-        x = check_counts(x, "x", ndim=1)                       # before anything changes: a bad x leaves the run as it was
+        x = check_lattice(check_counts(x, "x", ndim=1), self._rng)   # before anything changes: a bad x leaves the run as it was
         if x.shape != (self._d,): raise ValueError(f"x must hold d={self._d} counts, got shape {x.shape}")
         e = self.eps / (self.w - 1 + self.share)
         self.books.spend(self._t, e)                          # online: checked here, before the noise is drawn

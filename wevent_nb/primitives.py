@@ -185,6 +185,7 @@ def _own_methods(cls) -> list:
 
 class ExactLaplace(np.random.Generator):
     "A numpy Generator on `rng`'s bit generator whose `laplace` is loc + exact discrete Laplace noise (float64); all else is numpy's."
+    exact = True   # what a mechanism reads (core.check_exact_noise): only a mechanism with an exact form may draw through it
     def __init__(self, rng=None):
         if isinstance(rng, ExactLaplace): rng = rng.wrapped
         g = np.random.Generator(rng) if isinstance(rng, np.random.BitGenerator) else as_rng(rng)
