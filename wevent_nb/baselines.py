@@ -11,15 +11,16 @@ import math
 from collections import deque
 from typing import ClassVar
 import numpy as np
-from .core import (Ledger, Release, Mechanism, HistogramStream, LaplaceSource, register, as_rng, check_eps, check_positive, check_w,
+from .core import (Ledger, RollingLedger, PrivacyBudgetExceeded, UnprovenConfiguration, REL_TOL, Release, Mechanism,
+                            HistogramStream, LaplaceSource, register, as_rng, check_eps, check_positive, check_w,
                             check_int, check_fraction, check_counts, check_array)
 
 # %% auto #0
-__all__ = ['KELLARIS', 'PAIRWISE_MIN', 'check_real', 'check_choice', 'CentralBaseline', 'Uniform', 'Sample', 'bd_threshold',
-           'numpy_sum', 'array_mean', 'mean_abs_change', 'mean_rel_change', 'BD', 'BA', 'FASTWholeStream', 'FAST',
-           'DSATWholeStream', 'DSAT', 'DSATClipped', 'sorted_median', 'sorted_medians', 'group_means',
-           'AdaPubWholeStream', 'AdaPub', 'group_deviation', 'PeGaSusWholeStream', 'PeGaSus', 'Constant', 'BDHalfNoise',
-           'BAStaleLast', 'DSATNoThresholdNoise']
+__all__ = ['KELLARIS', 'PAIRWISE_MIN', 'check_real', 'check_choice', 'StepValue', 'Recent', 'RowsSince', 'check_affordable',
+           'CentralBaseline', 'Uniform', 'Sample', 'bd_threshold', 'numpy_sum', 'array_mean', 'mean_abs_change',
+           'mean_rel_change', 'BD', 'BA', 'FASTWholeStream', 'FAST', 'DSATWholeStream', 'DSAT', 'DSATClipped',
+           'sorted_median', 'sorted_medians', 'group_means', 'AdaPubWholeStream', 'AdaPub', 'group_deviation',
+           'PeGaSusWholeStream', 'PeGaSus', 'Constant', 'BDHalfNoise', 'BAStaleLast', 'DSATNoThresholdNoise']
 
 # %% ../nbs/04_baselines.ipynb #59b653dd
 KELLARIS = "Kellaris et al. 2014 (used by SPAS and PBD/PBA)"
@@ -35,54 +36,169 @@ def check_choice(x, name: str, allowed) -> object:
     if isinstance(x, str) and x in allowed: return x
     raise ValueError(f"{name}={x!r} is not allowed: {name} must be one of {', '.join(map(repr, allowed))}")
 
+# %% ../nbs/04_baselines.ipynb #f5700c3e
+class StepValue:
+    "Online sink of one per-timestamp series: `s[t] = v` keeps the latest timestamp's value only; `s[t]` reads it (the default for any other t)."
+    def __init__(self, default=0.0): self.default, self.t, self.value = default, -1, default
+    def __getitem__(self, t): return self.value if t == self.t else self.default
+    def __setitem__(self, t, v): self.t, self.value = t, v
+
+class Recent:
+    "The last n entries of a per-timestamp series that starts as zeros (as `np.zeros((T,) + row)` would), indexed by timestamp; any run of them is one contiguous slice."
+    def __init__(self, n: int, row: tuple = (), dtype=float):
+        self.n, self.t = check_int(n, "n", minimum=1), -1          # t: the newest timestamp held
+        self._buf = np.zeros((2 * self.n,) + tuple(row), dtype)    # entry u at u % n and u % n + n: a run never wraps
+
+    def _to(self, t):
+        "Hold the timestamps up to t: the ones after the newest enter as zeros, the oldest leave."
+        if t <= self.t: return
+        if t - self.t >= self.n: self._buf[:] = 0
+        else:
+            for u in range(self.t + 1, t + 1): p = u % self.n; self._buf[p] = 0; self._buf[p + self.n] = 0
+        self.t = t
+
+    def _pos(self, t) -> int:
+        if t < 0: raise IndexError(f"timestamps are >= 0, got {t}")
+        if t <= self.t - self.n: raise IndexError(f"timestamp {t} is no longer kept: this series keeps the last {self.n}, up to t={self.t}")
+        return t % self.n
+
+    def __setitem__(self, t, v):
+        self._to(t); p = self._pos(t)
+        self._buf[p] = v; self._buf[p + self.n] = v
+
+    def __getitem__(self, k):
+        "Entry t (a view for rows), or the entries lo..hi-1 of a slice [lo:hi] as one contiguous array (a view: read it before the next write). Reading changes nothing."
+        if not isinstance(k, slice):
+            return self._buf[self._pos(k)] if k <= self.t else np.zeros(self._buf.shape[1:], self._buf.dtype)[()]
+        lo, hi = k.start, k.stop
+        if hi <= lo: return self._buf[:0]
+        p = self._pos(lo)
+        if hi - 1 <= self.t: return self._buf[p:p + hi - lo]
+        held = self._buf[p:p + max(self.t + 1 - lo, 0)]                   # timestamps after the newest are zeros
+        return np.concatenate([held, np.zeros((hi - lo - len(held),) + self._buf.shape[1:], self._buf.dtype)])
+
+class RowsSince:
+    "Online store of the rows of a (T, d) series from a movable first timestamp on, indexed by timestamp: rows are appended in time order, `keep_from(t)` forgets the ones before t."
+    def __init__(self, d: int, cap: int = 16):
+        self._a, self.first, self.n = np.zeros((cap, d)), 0, 0      # rows first .. first + n - 1 in _a[:n]
+
+    def __setitem__(self, t, row):
+        if t != self.first + self.n: raise IndexError(f"rows are appended in time order: the next is t={self.first + self.n}, got {t}")
+        if self.n == len(self._a):
+            a = np.zeros((max(16, 2 * self.n), self._a.shape[1])); a[:self.n] = self._a; self._a = a
+        self._a[self.n] = row; self.n += 1
+
+    def keep_from(self, t):
+        "Forget the rows before timestamp t (memory shrinks with them)."
+        k = min(int(t) - self.first, self.n)
+        if k <= 0: return
+        self.first, self.n = self.first + k, self.n - k
+        if max(16, 2 * self.n) < len(self._a): self._a = self._a[k:k + self.n].copy()     # shrinks with the rows kept (grows by doubling)
+        else: self._a[:self.n] = self._a[k:k + self.n]                                      # numpy copies overlapping rows as if through a buffer
+
+    def __getitem__(self, key):
+        "rows[lo:hi, cols]: the rows of timestamps lo..hi-1 (lo >= first), as the (T, d) array would give them."
+        rows, rest = (key[0], key[1:]) if isinstance(key, tuple) else (key, ())
+        if not isinstance(rows, slice) or rows.start < self.first or rows.stop > self.first + self.n:
+            raise IndexError(f"rows {rows} are not kept: rows {self.first}..{self.first + self.n - 1} are")
+        return self._a[(slice(rows.start - self.first, rows.stop - self.first),) + rest]
+
+def check_affordable(books, t: int, amount: float):
+    "Raise PrivacyBudgetExceeded (recording nothing) unless the central `books` can pay `amount` more in the window ending at t: a step's check before its first draw."
+    after = float(books.window_spent([0], t)[0]) + amount
+    eps, w = float(books.eps[0]), int(books.w[0])
+    if after > eps * (1 + REL_TOL):
+        win = (max(t - w + 1, 0), t)
+        raise PrivacyBudgetExceeded(books.account_name(0), win, after, eps, message=
+            f"refused before any noise is drawn: the step at t={t} may spend {amount:.6g}, so window t={win[0]}..{t} "
+            f"would hold {after:.6g}, budget {eps:.6g}")
+
 # %% ../nbs/04_baselines.ipynb #52f13ecc
 class CentralBaseline(Mechanism):
-    "Shared machinery of the central baselines: step-wise state, ledger, diagnostics; `run` = the step loop."
+    "Shared machinery of the central baselines: step-wise state, ledger, diagnostics; `run` = the step loop; `start(None, d)`: the same step online."
     stream_kind: ClassVar[str] = "histogram"
     diagnostics: ClassVar[tuple] = ()       # per-timestamp float diagnostics recorded in Release.info
     flags: ClassVar[tuple] = ()             # per-timestamp boolean diagnostics
+    online: ClassVar[bool] = True
 
     def start(self, T, d, rng=None):
-        "Begin a step-wise run over T timestamps of dimension d (T < w is a legitimate prefix of an infinite stream); returns self."
-        T, d = check_int(T, "T", minimum=1), check_int(d, "d", minimum=1)
+        "Begin a step-wise run over T timestamps of dimension d (T < w is a legitimate prefix of an infinite stream; T=None: an online run with no end, in memory independent of t); returns self."
+        T, d = None if T is None else check_int(T, "T", minimum=1), check_int(d, "d", minimum=1)
+        if T is None and self.unproven() and not self.allow_unproven:    # no Release to flag: refused at the door
+            raise UnprovenConfiguration(type(self).__name__, self.unproven())
         self._rng, self._T, self._d, self._t = as_rng(rng), T, d, 0
-        self._ledger = Ledger.central(T, self.eps, self.w)
-        self._spent = np.zeros(T)               # eps spent per timestamp, booked in the ledger by finish
-        self._est, self._pub = np.zeros((T, d)), np.zeros(T, bool)
         self._last = np.zeros(d)
-        self._diag = {k: np.zeros(T) for k in self.diagnostics}
-        self._diag.update({k: np.zeros(T, bool) for k in self.flags})
+        if T is None:                           # online: the rolling books, charged at each step; sinks that keep the latest step only
+            self.books, self._ledger, self._spent, self._est, self._pub = RollingLedger.central(self.eps, self.w), None, None, None, None
+            self._diag = {k: StepValue(0.0) for k in self.diagnostics}
+            self._diag.update({k: StepValue(False) for k in self.flags})
+        else:
+            self.books = None
+            self._ledger = Ledger.central(T, self.eps, self.w)
+            self._spent = np.zeros(T)           # eps spent per timestamp, booked in the ledger by finish
+            self._est, self._pub = np.zeros((T, d)), np.zeros(T, bool)
+            self._diag = {k: np.zeros(T) for k in self.diagnostics}
+            self._diag.update({k: np.zeros(T, bool) for k in self.flags})
         self._init()
+        if T is not None:
+            for k, a in self._scheduled(np.arange(T)).items(): self._spend_schedule(a, k)
         return self
 
     def _init(self): pass
 
+    def _scheduled(self, t) -> dict:
+        "The data-independent spends at timestamp(s) t, {diagnostic: amounts}: booked ahead in batch, at the start of each step online."
+        return {}
+
     def _spend(self, amount, key=None):
-        "Record `amount` at the current timestamp (booked in the ledger by `finish`; and in diagnostic `key`)."
-        if amount > 0: self._spent[self._t] += amount
+        "Record `amount` at the current timestamp (batch: booked in the ledger by `finish`; online: checked and booked now, before its noise is drawn; and in diagnostic `key`)."
+        if amount > 0:
+            if self.books is None: self._spent[self._t] += amount
+            else: self.books.spend(self._t, amount)
         if key is not None: self._diag[key][self._t] += amount
 
     def _spend_schedule(self, amounts, key):
         "Book a data-independent per-timestamp schedule (length T) up front, as `_spend` at every step would."
         self._spent += amounts; self._diag[key] += amounts
 
+    def _afford(self, amount):
+        "Online: refuse the step before its first draw (PrivacyBudgetExceeded) unless the window ending now can pay `amount`, the most the step may spend."
+        if self.books is not None: check_affordable(self.books, self._t, amount)
+
+    def _standing(self, amount, start=0):
+        "Charge `amount` to every window holding a timestamp >= start (threshold noise drawn once): in the ledger, or checked in the books online."
+        (self._ledger if self.books is None else self.books).standing(amount, start=start)
+
     def _advance(self, x):
-        est, pub = self._step(x)
         t = self._t
-        self._est[t] = est; self._pub[t] = pub; self._last = self._est[t]; self._t = t + 1
+        if self.books is not None and (sched := self._scheduled(t)):    # online: the step's scheduled spends, before any draw
+            self.books.spend(t, sum(float(a) for a in sched.values()))
+            for k, a in sched.items(): self._diag[k][t] += float(a)
+        est, pub = self._step(x)
+        if self._est is None: self._last = np.array(est, dtype=float)      # online: only the latest release is kept
+        else: self._est[t] = est; self._pub[t] = pub; self._last = self._est[t]
+        self._t = t + 1
         return self._last, bool(pub)
 
     def step(self, x):
-        "Consume the next timestamp's histogram (length d, finite, >= 0); return (estimate, published)."
+        "Consume the next timestamp's histogram (length d, finite, >= 0); return (estimate, published). A bad x raises a ValueError and changes nothing."
         if not hasattr(self, "_T"): raise RuntimeError(f"call {type(self).__name__}.start(T, d, rng) before step(x)")
-        if self._t >= self._T: raise ValueError(f"step called more than T={self._T} times")
+        if self._T is not None and self._t >= self._T: raise ValueError(f"step called more than T={self._T} times")
         x = check_counts(np.atleast_1d(np.asarray(x, dtype=float)), "x", ndim=1)
         if x.shape != (self._d,): raise ValueError(f"x must have shape ({self._d},), got {x.shape}")
         est, pub = self._advance(x)
         return est.copy(), pub
 
+    @property
+    def last_info(self) -> dict:
+        "The latest step's diagnostics by name (online runs keep no per-timestamp arrays)."
+        return {k: v[self._t - 1] for k, v in self._diag.items()}
+
     def finish(self) -> Release:
         "The Release of a step-wise run (all T steps must have been made)."
+        if self._T is None:
+            raise RuntimeError(f"{type(self).__name__} was started online (T=None): an online run has no end and no Release; "
+                               f"its releases were returned by step(), and its books are in .books")
         if self._t != self._T: raise ValueError(f"finish called after {self._t} of T={self._T} steps")
         if self._spent.any(): self._ledger.spend_series(self._spent); self._spent = np.zeros(self._T)
         info = dict(self._diag)
@@ -210,28 +326,41 @@ class BD(CentralBaseline):
     @property
     def params(self) -> dict: return {**super().params, "threshold": self.threshold, "remaining": self.remaining}
 
-    def _init(self): self._e2 = np.zeros(self._T)
+    def _init(self):
+        if self.remaining == "history": self._e2_total = 0.0          # every publication's budget so far, summed in time order
+        else: self._e2 = np.zeros(self._T) if self._T is not None else Recent(self.w)   # the publication budgets a window reads
+
+    def _e1(self) -> float: return self.dis_share * self.eps / self.w
 
     def _dissimilarity(self, x) -> float:
         "M1: spend eps/(2w) on the noisy mean absolute distance to the last release (sensitivity 1/d)."
-        e1 = self.dis_share * self.eps / self.w
+        e1 = self._e1()
         self._spend(e1, "eps_dis")
         dis = mean_abs_change(x, self._last) + self._rng.laplace(0.0, 1.0 / (self._d * e1))
         self._diag["dis"][self._t] = dis
         return dis
 
     def _remaining_budget(self) -> float:
+        "What the window's publications have left of pub_share * eps (remaining='history': what the whole stream's have left)."
+        if self.remaining == "history": return self.pub_share * self.eps - self._e2_total
         t = self._t
-        lo = {"window": t - self.w + 1, "w_slots": t - self.w, "history": 0}[self.remaining]
+        lo = t - self.w + 1 if self.remaining == "window" else t - self.w
         return self.pub_share * self.eps - float(self._e2[max(lo, 0):t].sum())
 
+    def _book_publication(self, e2):
+        "Spend e2 on the publication at t (before its noise is drawn) and remember it for the remaining budgets to come."
+        self._spend(e2, "eps_pub")
+        if self.remaining == "history": self._e2_total += e2
+        else: self._e2[self._t] = e2
+
     def _publish(self, x, e2):
-        self._spend(e2, "eps_pub"); self._e2[self._t] = e2
+        self._book_publication(e2)
         return x + self._rng.laplace(0.0, 1.0 / e2, self._d), True
 
     def _step(self, x):
+        e2 = self._remaining_budget() / 2                            # public: the window's past publications
+        self._afford(self._e1() + max(e2, 0.0))                      # the most this step may spend, before its first draw
         dis = self._dissimilarity(x)
-        e2 = self._remaining_budget() / 2
         self._diag["eps_cand"][self._t] = e2
         if e2 > 0 and dis > bd_threshold(e2, self.threshold): return self._publish(x, e2)
         return self._last, False
@@ -263,14 +392,17 @@ class BA(BD):
         self._l, self._s = t, s
 
     def _step(self, x):
-        dis = self._dissimilarity(x)                 # drawn and charged at every timestamp
         t, tN = self._t, self._s - 1
-        if self.nullify and t - self._l <= tN:
+        nullified = self.nullify and t - self._l <= tN
+        if not nullified:
+            tA = t - (self._l + tN) if self.nullify else t - self._l
+            s = min(tA, self.w)
+            e2 = self.pub_share * self.eps / self.w * s
+        self._afford(self._e1() + (0.0 if nullified else e2))     # the most this step may spend, before its first draw
+        dis = self._dissimilarity(x)                 # drawn and charged at every timestamp
+        if nullified:
             self._diag["nullified"][t] = True
             return self._last, False
-        tA = t - (self._l + tN) if self.nullify else t - self._l
-        s = min(tA, self.w)
-        e2 = self.pub_share * self.eps / self.w * s
         self._diag["eps_cand"][t] = e2
         if dis > bd_threshold(e2, self.threshold):
             self._remember(t, s)
@@ -325,7 +457,7 @@ class FAST(FASTWholeStream, CentralBaseline):
 
     def _init(self):
         self._x, self._P = np.zeros(self._d), self.P0     # P: the same number in every bin
-        self._times, self._E = deque(), []
+        self._times, self._E = deque(), deque(maxlen=self.Ti)  # samples in the window (at most M); the last Ti feedback errors
         self._n, self._I, self._next, self._prev = 0, self.I0, 0, None
 
     def _step(self, x):
@@ -351,7 +483,7 @@ class FAST(FASTWholeStream, CentralBaseline):
             E = mean_rel_change(xh, xm)
         self._times.append(t); self._E.append(E); self._n += 1
         if self._n >= self.Ti:
-            win = self._E[-self.Ti:]
+            win = self._E
             D = self.Kp * E + self.Ki * (numpy_sum(win) / len(win))
             if self._prev is not None and self.Kd: D += self.Kd * (E - self._prev[1]) / (t - self._prev[0])
             self._I = max(1, self._I + math.floor(self.theta * (1 - math.exp(min((D - self.xi) / self.xi, 50.0)))))
@@ -422,7 +554,7 @@ class DSAT(DSATWholeStream, CentralBaseline):
         self._b_rho, self._b_nu = 2 * self._sens / self.e_inst, 4 * self._sens / self.e_inst   # the threshold's and the query's scales
         self._base_at, self._thr_at, self._compared = self._diag["base"], self._diag["threshold"], self._diag["compared"]
         self._times, self._base, self._rho = deque(), self.T0, None
-        self._ledger.standing(self.e_inst, start=0)    # the instance open at a window's end
+        self._standing(self.e_inst, start=0)          # the instance open at a window's end
 
     def _new_threshold(self):
         "Threshold noise of a fresh instance: rho ~ Lap(Delta / (e_inst / 2))."
@@ -449,6 +581,7 @@ class DSAT(DSATWholeStream, CentralBaseline):
         if t == 0: out = self._publish(x); self._new_threshold()
         elif t <= self.skip or len(self._times) >= self.C_D: out = (self._last, False)
         else:
+            self._afford(self.e_inst + self.e_pub)    # a top closes its instance and publishes: before the query's draw
             self._compared[t] = True
             self._feedback(t)
             if self._test(x):
@@ -515,7 +648,7 @@ class AdaPubWholeStream:
             if abs(xl[t] - last) + nz[t - 1] > (thr if thr > 1.0 else 1.0): g = [h]; last = h
             else: bisect.insort(g, h); last = sorted_median(g)
             out[t] = last
-        self._est[:, 0], self._errs[:, 0], self._pub[:], self._t = out, errs, True, T
+        self._est[:, 0], self._pub[:], self._t = out, True, T
         self._diag["n_groups"][:] = 1
         return True
 
@@ -543,10 +676,12 @@ class AdaPub(AdaPubWholeStream, CentralBaseline):
                 "n_int": self.n_int, "gamma": self.gamma}
 
     def _init(self):
-        self._errs = np.zeros((self._T, self._d))
+        self._errs = np.zeros((self._T, self._d)) if self._T is not None else Recent(max(self.n_int, 2), (self._d,))   # the PID reads n_int rows
         self._group = [[] for _ in range(self._d)]    # each bin's time group of noisy values h, kept sorted
-        self._spend_schedule(np.full(self._T, self.eps_A), "eps_pub")
-        self._spend_schedule(np.r_[0.0, np.full(self._T - 1, self.eps_c / self.w)], "eps_test")   # tests from t = 1
+
+    def _scheduled(self, t) -> dict:
+        "eps_A on the grouped bins at every timestamp, eps_c/w on the time-grouping test from t = 1 (data-independent)."
+        return {"eps_pub": np.full(np.shape(t), self.eps_A), "eps_test": np.where(np.asarray(t) > 0, self.eps_c / self.w, 0.0)}
 
     def _deviation(self, x):
         "Noisy per-bin change |x - last release| + Lap(2w/eps_c) (L1 sensitivity 1 over the bins): eps_c/(2w) per step."
@@ -630,12 +765,15 @@ class PeGaSus(PeGaSusWholeStream, CentralBaseline):
     def params(self) -> dict: return {**super().params, "ratio_g": self.ratio_g, "theta_mult": self.theta_mult}
 
     def _init(self):
-        self._X, self._C = np.zeros((self._T, self._d)), np.zeros((self._T, self._d))
+        self._X = np.zeros((self._T, self._d)) if self._T is not None else RowsSince(self._d)   # the data rows the open groups read
         self._open = np.zeros(self._d, bool)
         self._gstart = np.zeros(self._d, np.int64)
         self._thr = np.zeros(self._d)
         self._SX, self._SC = np.zeros(self._d), np.zeros(self._d)   # sums of X and C over each bin's group
-        self._spend_schedule(np.full(self._T, self.eps_pp), "eps_pub"); self._spend_schedule(np.full(self._T, self.eps_g), "eps_group")
+
+    def _scheduled(self, t) -> dict:
+        "eps_pp on the perturbation and eps_g on the grouper at every timestamp (data-independent)."
+        return {"eps_pub": np.full(np.shape(t), self.eps_pp), "eps_group": np.full(np.shape(t), self.eps_g)}
 
     def _perturb(self, x): return x + self._rng.laplace(0.0, 1.0 / self.eps_pp, self._d)
     def _new_thresholds(self, k): return self.theta_mult / self.eps_g + self._rng.laplace(0.0, 4.0 / self.eps_g, k)
@@ -645,7 +783,7 @@ class PeGaSus(PeGaSusWholeStream, CentralBaseline):
         t = self._t
         if self._d == 1: return self._step_1d(t, float(x[0]), float(self._perturb(x)[0])), True
         self._X[t] = x
-        c = self._C[t] = self._perturb(x)
+        c = self._perturb(x)
         new = ~self._open
         self._gstart[new] = t
         if new.any(): self._thr[new] = self._new_thresholds(int(new.sum()))
@@ -657,6 +795,7 @@ class PeGaSus(PeGaSusWholeStream, CentralBaseline):
             self._gstart[close] = t; self._open[close] = False
             self._SX[close], self._SC[close] = x[close], c[close]
         self._open[new] = True
+        if self._T is None: self._X.keep_from(int(self._gstart.min()))      # online: the rows no open group reads are forgotten
         return self._SC / (t + 1 - self._gstart), True
 
     def _step_1d(self, t, x: float, c: float):
@@ -707,7 +846,7 @@ class BDHalfNoise(BD):
     "Deliberately wrong: books eps_2 for a publication, releases with Laplace scale 1/(2 eps_2) (not registered)."
     name = "BDHalfNoise"
     def _publish(self, x, e2):
-        self._spend(e2, "eps_pub"); self._e2[self._t] = e2
+        self._book_publication(e2)
         return x + self._rng.laplace(0.0, 0.5 / e2, self._d), True
 
 class BAStaleLast(BA):

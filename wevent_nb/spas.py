@@ -7,10 +7,11 @@ Docs: https://wevent-nb.github.io/wevent_nb/spas.html.md"""
 # %% ../nbs/11_spas.ipynb #7623f00f
 from __future__ import annotations
 import math
+from collections import deque
 import numpy as np
-from .core import (Mechanism, Release, Ledger, HistogramStream, register, as_rng, check_eps, check_positive, check_w,
-                            check_int, check_fraction, check_counts, PrivacyBudgetExceeded)
-from .baselines import array_mean
+from .core import (Mechanism, Release, Ledger, RollingLedger, HistogramStream, register, as_rng, check_eps, check_positive, check_w,
+                            check_int, check_fraction, check_counts, PrivacyBudgetExceeded, UnprovenConfiguration)
+from .baselines import array_mean, Recent, StepValue, check_affordable
 
 # %% auto #0
 __all__ = ['C_FLOOR_SLACK', 'BUDGET_RTOL', 'DIRECT_FLOOR_SLACK', 'DECAY_BASE', 'REDRAW_BLOCKS', 'RAW_SPAN', 'SPAS_CHOICES',
@@ -89,23 +90,33 @@ class ReleaseHistory:
     "What SPAS keeps of its releases: each one's distance to the release before (q: mean square, a: mean absolute), and the estimates of V read from them."
     def __init__(self, T, w, n_E=2, estimator="window"):
         self.w, self.n_E, self.estimator = w, n_E, estimator
-        self.q, self.a, self.released = np.zeros(T), np.zeros(T), np.zeros(T, bool)
+        if estimator == "decay":                 # Eq. (3) weighs every release since the start
+            if T is None: raise ValueError("var_estimator='decay' weighs every release since the stream's start (Eq. 3), so it has no "
+                                           "online form in bounded memory (T=None); use 'window' or 'cumulative'")
+            self.q, self.a, self.released = np.zeros(T), np.zeros(T), np.zeros(T, bool)
+        self._recent = deque()                   # 'window': (t, q, a) of the releases after t = 0 that a window of n_E w can still read
         self._mean_q, self._n = 0.0, 0          # 'cumulative': the running mean of q over the releases so far
 
     def record(self, t, D=None):
         "A release at t; D is its difference from the previous release (None at t = 0, which has none)."
-        self.released[t] = True
+        if self.estimator == "decay": self.released[t] = True
         if D is None: return
-        self.q[t], self.a[t] = float(array_mean(D * D)), float(array_mean(np.abs(D)))
-        if self.estimator == "cumulative": self._mean_q = (self._mean_q * self._n + self.q[t]) / (self._n + 1)
+        q, a = float(array_mean(D * D)), float(array_mean(np.abs(D)))
+        if self.estimator == "decay": self.q[t], self.a[t] = q, a
+        elif self.estimator == "window":
+            self._recent.append((t, q, a))
+            while self._recent[0][0] < t - self.n_E * self.w: self._recent.popleft()   # V(t - 1) on is read: lo >= t - n_E w
+        else: self._mean_q = (self._mean_q * self._n + q) / (self._n + 1)
         self._n += 1
 
     def V(self, t) -> float:
         "V after timestamp t: (V1) over the releases of the last n_E w timestamps ('window'), the running mean of q, or Eq. (3) ('decay')."
         if self.estimator == "cumulative": return self._mean_q
-        lo = max(1, t - self.n_E * self.w + 1) if self.estimator == "window" else 1
-        S = np.flatnonzero(self.released[lo:t + 1]) + lo
-        if self.estimator == "window": return window_variance(self.q[S], self.a[S])
+        if self.estimator == "window":
+            lo = max(1, t - self.n_E * self.w + 1)
+            S = [(q, a) for u, q, a in self._recent if lo <= u <= t]
+            return window_variance([q for q, _ in S], [a for _, a in S])
+        S = np.flatnonzero(self.released[1:t + 1]) + 1
         return float(np.sum(DECAY_BASE ** (-np.ceil((t - S) / self.w)) * self.q[S]) / S.size) if S.size else 0.0
 
 # %% ../nbs/11_spas.ipynb #9184a0d2
@@ -116,45 +127,54 @@ class SPASSteps:
         t = self._t
         if t < self._L: self._warmup_step(t, x)
         else:
-            if t == self._L: self._begin_main_phase(t)
-            self._threshold_at(t)
-            self._main_step(t, x)
+            self._main_step(t, x, self._c_init(t) if t == self._L else self._C)
             self._C = self._predict_c(self._hist.V(t))              # every step (Sec. 3.1): post-processing, free
         self._prev_x, self._t = x, t + 1
-        return self._out[t], self._kind[t] != "copy"
+        return self._last, self._kind[t] != "copy"
 
     def _release(self, t, x, scale, spent_p, spent_s2, kind):
-        "Publish x + Lap(scale) per bin at t, book its spends, and remember its distance to the previous release."
-        self._out[t] = x + self._rng.laplace(0.0, scale, self._d)
+        "Book the spends of a release at t, then publish x + Lap(scale) per bin and remember its distance to the previous release."
+        self._book(t, spent_p + spent_s2)
         self._sp[t], self._s2[t], self._kind[t] = spent_p, spent_s2, kind
-        self._hist.record(t, self._out[t] - self._out[t - 1] if t else None)
+        out = x + self._rng.laplace(0.0, scale, self._d)
+        if self._out is not None: self._out[t] = out
+        self._hist.record(t, out - self._last if t else None)
+        self._last = out
 
-    def _copy(self, t): self._out[t] = self._out[t - 1]
+    def _copy(self, t):
+        if self._out is not None: self._out[t] = self._last
 
     def _warmup_step(self, t, x):
         "Fixed-interval sampling (Sec. 4): a release with eps_warm every m steps of the first window, copies between."
         if t % self.m == 0: self._release(t, x, self.delta / self._e_warm, self._e_warm, 0.0, "warmup")
         else: self._copy(t)
 
-    def _begin_main_phase(self, t):
-        "C_init from the warm-up releases (Sec. 4), and the threshold noises' standing charge on every window from t on (svt_budgets)."
-        self._C = self._predict_c(self._hist.V(t - 1))
-        if self._standing: self._ledger.standing(self._standing, start=t, account=0)
+    def _c_init(self, t) -> int:
+        "C_init from the warm-up releases (Sec. 4), at the main phase's first step t."
+        return self._predict_c(self._hist.V(t - 1))
 
-    def _main_step(self, t, x):
-        "A direct release if the window's idle budget pays every step it has left (Sec. 4, Fig. 3), else the sampling test, else a copy."
-        C = self._C
-        self._C_used[t] = C
+    def _main_step(self, t, x, C):
+        "A direct release if the window's idle budget pays every step it has left (Sec. 4, Fig. 3), else the sampling test, else a copy; the main phase's first step books the threshold noises' standing charge (svt_budgets)."
         direct, R, k = direct_release_rule(self._sp, t, self.w, C, self.eps_p, self._tol)
         A = self._e2 - self._s2[max(0, t - self.w + 1):t].sum()        # SVT-query budget left in the window
-        if self.direct_release and direct: self._direct(t, x, C, R, k, A)
+        direct = self.direct_release and direct
+        standing = self._standing if t == self._L else 0.0
+        self._afford(t, standing + (sum(self._direct_budgets(C, R, k, A)) if direct else self._test_cost(C, R, A)))
+        if standing: self._book_standing(t)                              # on every window from t on, before a threshold noise is drawn
+        self._C_used[t] = C
+        self._threshold_at(t)
+        if direct: self._direct(t, x, C, R, k, A)
         elif not self._sample(t, x, C, R, A): self._copy(t)
+
+    def _direct_budgets(self, C, R, k, A) -> tuple[float, float]:
+        "A direct release's Laplace budget R/k (or eps_p/C) and, with a threshold-noise SVT, its share A/k of the idle SVT budget."
+        b = R / k if self.direct_budget == "even" else self.eps_p / C
+        share = C if self.unbooked_s2_topup else k        # the authors' code gives each direct release A/C of the idle SVT budget
+        return b, (max(A, 0.0) / share if (self.share_s2_leftover and self.svt != "strict") else 0.0)
 
     def _direct(self, t, x, C, R, k, A):
         "Release with R/k (or eps_p/C) and, with a threshold-noise SVT, the idle SVT budget spread evenly, A/k: both booked."
-        b = R / k if self.direct_budget == "even" else self.eps_p / C
-        share = C if self.unbooked_s2_topup else k        # the authors' code gives each direct release A/C of the idle SVT budget
-        e = max(A, 0.0) / share if (self.share_s2_leftover and self.svt != "strict") else 0.0
+        b, e = self._direct_budgets(C, R, k, A)
         self._release(t, x, self.delta / (b + e), b, e, "direct")
 
 # %% ../nbs/11_spas.ipynb #71cb5fcc
@@ -202,19 +222,29 @@ class SPASSampling:
 
     def _dis(self, t, x) -> float:
         "The query: x's change from the last release (Algorithm 2, line 3), or from the last raw histogram (dis='raw')."
-        return change_distance(x, self._out[t - 1] if self.dis == "release" else self._prev_x)
+        return change_distance(x, self._last if self.dis == "release" else self._prev_x)
+
+    def _can_test(self, C, R, A) -> bool:
+        "Can the window pay the test's release eps_p/C (and, with a threshold noise, its query's eps_2/C)?"
+        if R < self.eps_p / C - self._tol: return False
+        return self.svt == "strict" or self.unbooked_s2_topup or not A < self._e2 / C - self._tol   # the authors' code never checks A
+
+    def _test_cost(self, C, R, A) -> float:
+        "The most the sampling test may spend at a step: its release's eps_p/C and its query's eps_2/C (strict: the comparison's eps_s/w), where the window lets it run."
+        if not self._can_test(C, R, A): return 0.0
+        return self.eps_p / C + (self.eps_s / self.w if self.svt == "strict" else self._e2 / C)
 
     def _sample(self, t, x, C, R, A) -> bool:
         "The sampling test at t, if the window can pay its release (and, with a threshold noise, its query); publish if it fires. True iff published."
         p, thr = self.eps_p / C, C * self.delta / self.eps_p     # the release's budget; the threshold E|Lap(C delta / eps_p)|
-        if R < p - self._tol: return False
+        if not self._can_test(C, R, A): return False
         if self.svt != "strict":
-            if A < self._e2 / C - self._tol and not self.unbooked_s2_topup: return False    # the authors' code never checks it
             self._compared[t] = True
             if not self._svt_query(self._dis(t, x), C, self._e2) > thr + self._rho: return False
             s2 = self._e2 / C
         else:
             self._compared[t], self._sq[t] = True, self.eps_s / self.w
+            self._book(t, self.eps_s / self.w)                    # the comparison, before its draw
             if not self._strict_query(self._dis(t, x), self.eps_s) > thr: return False
             s2 = 0.0
         scale = C * self.delta / self.eps_p
@@ -224,30 +254,60 @@ class SPASSampling:
 
 # %% ../nbs/11_spas.ipynb #681a92a5
 class SPASStepwise:
-    "The step-wise form of SPAS (mixed into `SPAS`): `start` sets up a run, `step` takes one histogram, `finish` books the spends; `run` loops."
+    "The step-wise form of SPAS (mixed into `SPAS`): `start` sets up a run, `step` takes one histogram, `finish` books the spends; `run` loops. `start(None, d)`: the same steps online."
     def start(self, T, d, rng=None):
-        "Begin a step-wise run over T timestamps of d bins (the main phase starts after the first window)."
-        T, d = check_int(T, "T", minimum=1), check_int(d, "d", minimum=1)
-        self._rng, self._T, self._d, self._t = as_rng(rng), T, d, 0
-        self._out, self._sp, self._s2, self._sq = np.zeros((T, d)), np.zeros(T), np.zeros(T), np.zeros(T)
-        self._kind, self._compared, self._C_used = np.full(T, "copy", "<U6"), np.zeros(T, bool), np.full(T, np.nan)
+        "Begin a step-wise run over T timestamps of d bins (the main phase starts after the first window; T=None: an online run with no end, in memory independent of t)."
+        T, d = None if T is None else check_int(T, "T", minimum=1), check_int(d, "d", minimum=1)
+        if T is None and self.unproven() and not self.allow_unproven:    # no Release to flag: refused at the door
+            raise UnprovenConfiguration(type(self).__name__, self.unproven())
         self._hist = ReleaseHistory(T, self.w, self.n_E, self.var_estimator)
-        self._L = min(self.w, T)                                   # the warm-up is the first window
+        self._rng, self._T, self._d, self._t = as_rng(rng), T, d, 0
+        if T is None:       # online: the rolling books, charged at each step; the window's spends in rings; the latest step's diagnostics
+            self.books, self._ledger, self._out = RollingLedger.central(self.eps, self.w), None, None
+            self._sp, self._s2, self._sq = Recent(self.w), Recent(self.w), StepValue(0.0)
+            self._kind, self._compared, self._C_used = StepValue("copy"), StepValue(False), StepValue(np.nan)
+        else:
+            self.books, self._ledger = None, Ledger.central(T, self.eps, self.w)
+            self._out, self._sp, self._s2, self._sq = np.zeros((T, d)), np.zeros(T), np.zeros(T), np.zeros(T)
+            self._kind, self._compared, self._C_used = np.full(T, "copy", "<U6"), np.zeros(T, bool), np.full(T, np.nan)
+        self._L = self.w if T is None else min(self.w, T)          # the warm-up is the first window
         self._e_warm = (self.eps_p if self.warmup_budget == "eps_p" else self.eps) / math.ceil(self.w / self.m)
         self._dq = svt_sensitivity(self.dis, d, self.delta)
-        self._ledger = Ledger.central(T, self.eps, self.w)
-        self._C = self._rho = self._prev_x = None
+        self._C = self._rho = self._prev_x = self._last = None    # _last: the latest release
         return self
 
+    def _book(self, t, amount):
+        "Online: check and book a spend at t, before its noise is drawn (batch: the spends per timestamp go to the ledger in finish)."
+        if self.books is not None and amount > 0: self.books.spend(t, amount)
+
+    def _book_standing(self, t):
+        "The threshold noises' standing charge on every window from t on (svt_budgets)."
+        (self._ledger if self.books is None else self.books).standing(self._standing, start=t, account=0)
+
+    def _afford(self, t, amount):
+        "Online: refuse the step before its first draw (PrivacyBudgetExceeded) unless the window ending at t can pay `amount`, the most the step may spend."
+        if self.books is not None: check_affordable(self.books, t, amount)
+
     def step(self, x):
-        "Consume the histogram of the next timestamp; return (release, published)."
-        if self._t >= self._T: raise ValueError(f"the run was started for T={self._T} timestamps: no timestamp is left")
+        "Consume the histogram of the next timestamp; return (release, published). A bad x raises a ValueError and changes nothing."
+        if not hasattr(self, "_T"): raise RuntimeError(f"call {type(self).__name__}.start(T, d, rng) before step(x)")
+        if self._T is not None and self._t >= self._T: raise ValueError(f"the run was started for T={self._T} timestamps: no timestamp is left")
         x = check_counts(x, "x", ndim=1)
         if x.shape != (self._d,): raise ValueError(f"x must have shape ({self._d},), got {x.shape}")
-        return self._step(x)
+        est, pub = self._step(x.copy())          # a copy: dis='raw' keeps x, and the caller may reuse its buffer
+        return est.copy(), pub
+
+    @property
+    def last_info(self) -> dict:
+        "The latest step's diagnostics by name (online runs keep no per-timestamp arrays)."
+        t = self._t - 1
+        return dict(kind=self._kind[t], spent_p=self._sp[t], spent_s2=self._s2[t], spent_q=self._sq[t], compared=self._compared[t], C_used=self._C_used[t])
 
     def finish(self) -> Release:
         "The Release of a step-wise run (every timestamp must have been stepped)."
+        if self._T is None:
+            raise RuntimeError(f"{type(self).__name__} was started online (T=None): an online run has no end and no Release; "
+                               f"its releases were returned by step(), and its books are in .books")
         if self._t != self._T: raise ValueError(f"finish() after {self._t} of T={self._T} timestamps: step the rest first")
         self._ledger.spend_series(self._sp + self._s2 + self._sq, account=0)
         return Release(self._out, self._kind != "copy", self._ledger, self.name, self.params,
@@ -281,6 +341,7 @@ class SPAS(SPASStepwise, SPASSampling, SPASSteps, Mechanism):
     summary = "Predicts the optimal sampling count C* per window, samples with a weighted SVT, spends idle budget directly"
     derivation = "11_spas: The sampling test (the redrawn test, Eqs. R1-R2; the strict test) and The query (dis='raw')"
     accounting_options = {"svt": ("strict", "paper"), "unbooked_s2_topup": (True,), "warmup_budget": ("eps",), "dis": ("raw",), "delta": (0.5,)}
+    online = True      # start(None, d): the same steps online (var_estimator='decay' excepted: it reads every release)
 
     def __init__(self, eps, w, ratio_s=0.25, m=20, n_E=2, theta_design=0.5, c_max="w", warmup_budget="eps_p",
                  direct_release=True, direct_budget="even", share_s2_leftover=True, var_estimator="window",
