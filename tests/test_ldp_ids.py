@@ -949,19 +949,17 @@ def _forced(method, how):
 @pytest.mark.parametrize("fo", ["grr", "oue"])
 @pytest.mark.parametrize("mode", ["per_user", "aggregate"])
 def test_stepwise_equals_run_exactly(method, fo, mode):
-    """Same seed: the step-wise releases, info and ledger are bitwise those of the step loop _run_stepwise (real and
-    forced decisions), which is run itself per user (in aggregate mode run is the fast batched form, checked below)."""
+    """Same seed: the step-wise releases, info and ledger are bitwise run's, which is the step loop in both modes (real
+    and forced decisions)."""
     pop = switch_population(73, 31, 4, seed=5)
     s = pop if mode == "per_user" else pop.aggregate()
-    loop_is_run = mode == "per_user"
-    a = mech(method, 1.0, 3, fo, mode)._run_stepwise(s, rng=17)
+    a = run(method, s, eps=1.0, w=3, fo=fo, mode=mode, seed=17)
     b = _stepwise(mech(method, 1.0, 3, fo, mode), s, 17, mode)
     _assert_same_release(a, b); b.check()
-    if loop_is_run: _assert_same_release(a, run(method, s, eps=1.0, w=3, fo=fo, mode=mode, seed=17))
     if method in ADAPTIVE:                         # both branches of the decision actually occur
         assert 0 < a.published.sum() < s.T
     for how in ("always", "random"):               # adversarial decision sequences: fresh oracles with the same seed
-        a = _forced(method, how)(1.0, 3, fo=fo, mode=mode)._run_stepwise(s, rng=4)
+        a = _forced(method, how)(1.0, 3, fo=fo, mode=mode).run(s, rng=4)
         b = _stepwise(_forced(method, how)(1.0, 3, fo=fo, mode=mode), s, 4, mode)
         _assert_same_release(a, b); b.check()
     # a different seed gives a different step-wise release
@@ -972,7 +970,7 @@ def test_stepwise_equals_run_exactly(method, fo, mode):
 def test_stepwise_auto_mode_infers_from_the_first_x(method):
     pop = small_population(N=50, T=12, d=3, seed=2)
     for mode, s in (("per_user", pop), ("aggregate", pop.aggregate())):
-        a = mech(method, mode=mode)._run_stepwise(s, rng=8)
+        a = mech(method, mode=mode).run(s, rng=8)
         b = _stepwise(mech(method, mode="auto"), s, 8, mode)
         assert b.info["mode"] == mode and b.params["mode"] == "auto"
         _assert_same_release(a, b, params=False)
@@ -1015,7 +1013,7 @@ def test_stepwise_rejects_bad_input():
     m = mech("LBD", mode="aggregate").start(s.T, s.d, rng=1, N=s.N)
     with pytest.raises(ValueError): m.step(s.counts[0] + 1)
     for x in s.counts: m.step(x)
-    _assert_same_release(m.finish(), mech("LBD", mode="aggregate")._run_stepwise(s, rng=1))
+    _assert_same_release(m.finish(), mech("LBD", mode="aggregate").run(s, rng=1))
 
 def test_stepwise_returned_estimate_is_a_copy_and_restart_is_clean():
     s = small_population(N=40, T=8, d=3, seed=4).aggregate()
@@ -1027,8 +1025,8 @@ def test_stepwise_returned_estimate_is_a_copy_and_restart_is_clean():
     np.testing.assert_array_equal(r.estimates[0], keep)
     # the same object can be started again, and run() after a step-wise run is unaffected by it
     _assert_same_release(_stepwise(m, s, 2, "aggregate"), r)
-    _assert_same_release(m._run_stepwise(s, rng=2), r)
-    _assert_same_release(m.run(s, rng=2), mech("LSP", mode="aggregate").run(s, rng=2))   # vectorised run: a fresh object's
+    _assert_same_release(m.run(s, rng=2), r)
+    _assert_same_release(m.run(s, rng=2), mech("LSP", mode="aggregate").run(s, rng=2))   # and a fresh object's
 
 @pytest.mark.parametrize("fo", ["grr", "oue"])
 @pytest.mark.parametrize("d", [2, 5, 33])
@@ -1061,23 +1059,20 @@ def test_binary_grr_row_sampler_law(eps):
     assert abs(est[:, 0].var(ddof=1) / var - 1) < SE_K * math.sqrt(2 / (R - 1))
 
 
-# ----------------------------------------------------------------------------------------------- the fast aggregate runs
-VECTORISED = ("LBU", "LSP", "LPU")             # data-independent: every part of the release but the estimates is deterministic
-
-def test_fast_aggregate_run_never_steps():
-    "run() in aggregate mode is the batched form for all seven methods: it never goes through the per-step _step_t."
+# ----------------------------------------------------------------------------------------------- run is the step loop
+def test_run_is_the_step_loop_in_aggregate_mode_too():
+    "run() in aggregate mode goes through the per-step _step_t (no batched form draws in another order)."
     s = small_population(N=80, T=15, d=3, seed=1).aggregate()
     for m in METHODS:
         cls = type(mech(m))
         Spy = type("Spy" + m, (cls,), {"_step_t": lambda self, t: (_ for _ in ()).throw(AssertionError("stepped"))})
-        Spy(1.0, 3, mode="aggregate").run(s, rng=0).check()
-        with pytest.raises(AssertionError, match="stepped"): Spy(1.0, 3, mode="aggregate")._run_stepwise(s, rng=0)
+        with pytest.raises(AssertionError, match="stepped"): Spy(1.0, 3, mode="aggregate").run(s, rng=0)
 
-@pytest.mark.parametrize("method", ADAPTIVE)
+@pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("how", ["always", "random", "periodic"])
-def test_fast_run_equals_the_step_loop_given_the_decisions(method, how):
-    """With the decisions forced, every deterministic part of the fast aggregate run equals the step loop's: decisions,
-    budgets, user counts, err, units, the reporting users (U1, U2) and every ledger entry; only the draws differ."""
+def test_run_equals_the_step_form_given_the_decisions(method, how):
+    """With the decisions forced (w = 1, 3, 7), the aggregate run and start/step/finish agree bitwise in everything:
+    estimates, decisions, budgets, user counts, dis, err, units, the reporting users (U1, U2) and every ledger entry."""
     s = switch_population(97, 37, 4, seed=3).aggregate()
     for w in (1, 3, 7):
         def make():
@@ -1085,64 +1080,12 @@ def test_fast_run_equals_the_step_loop_given_the_decisions(method, how):
             dec = {"always": lambda self, t, dis, err: True, "random": lambda self, t, dis, err: bool(r.random() < 0.5),
                    "periodic": lambda self, t, dis, err: t % 3 == 0}[how]
             return type(f"{method}_{how}", (type(mech(method)),), {"_decide": dec})(1.0, w, mode="aggregate")
-        a, b = make().run(s, rng=1).check(), make()._run_stepwise(s, rng=2).check()
-        np.testing.assert_array_equal(a.published, b.published)
-        assert sorted(a.info) == sorted(b.info)
-        for k, v in a.info.items():
-            if k == "dis": continue                          # M1's draws differ
-            if isinstance(v, list): assert all((x is None and y is None) or np.array_equal(x, y) for x, y in zip(v, b.info[k], strict=True)), k
-            elif isinstance(v, np.ndarray): np.testing.assert_array_equal(v, b.info[k], err_msg=k)
-            else: assert v == b.info[k], k
-        for x, y in zip(a.ledger.entries(), b.ledger.entries()): np.testing.assert_array_equal(x, y)
+        a = make().run(s, rng=1).check()
+        _assert_same_release(a, _stepwise(make(), s, 1, "aggregate"))
         pub = np.flatnonzero(a.published)                    # copies in between publications, bitwise
         idx = np.maximum.accumulate(np.where(a.published, np.arange(s.T), -1))
         np.testing.assert_array_equal(a.estimates[idx >= 0], a.estimates[idx[idx >= 0]])
         assert np.all(a.estimates[idx < 0] == 0) and pub.size > 0
-
-@pytest.mark.parametrize("method", VECTORISED)
-@pytest.mark.parametrize("fo", ["grr", "oue"])
-def test_vectorised_run_deterministic_parts_equal_the_step_loop(method, fo):
-    "Same seed: published, every info key (values and dtypes) and the ledger entries are those of the step loop."
-    s = switch_population(73, 31, 4, seed=5).aggregate()
-    for w in (1, 3, 7):
-        a = run(method, s, eps=1.0, w=w, fo=fo, mode="aggregate", seed=17).check()
-        b = mech(method, 1.0, w, fo, "aggregate")._run_stepwise(s, rng=17)
-        assert a.estimates.shape == b.estimates.shape and a.estimates.dtype == b.estimates.dtype
-        assert not np.array_equal(a.estimates, b.estimates)        # the draws really come in another order
-        np.testing.assert_array_equal(a.published, b.published)
-        assert sorted(a.info) == sorted(b.info)
-        for k, v in a.info.items():
-            if isinstance(v, list):
-                assert len(v) == len(b.info[k]) and all((x is None and y is None) or np.array_equal(x, y) for x, y in zip(v, b.info[k])), k
-            elif isinstance(v, np.ndarray):
-                assert v.dtype == b.info[k].dtype, k
-                np.testing.assert_array_equal(v, b.info[k], err_msg=k)
-            else: assert v == b.info[k], k
-        ea, eb = a.ledger.entries(), b.ledger.entries()
-        assert len(ea) == len(eb) and all(np.array_equal(x, y) for x, y in zip(ea, eb))
-        assert a.mechanism == b.mechanism and a.params == b.params
-        if method == "LSP":                                           # copies between the sampling times are bitwise
-            idx = np.arange(s.T)
-            np.testing.assert_array_equal(a.estimates, a.estimates[(idx // w) * w])
-
-@pytest.mark.parametrize("method", METHODS)
-@pytest.mark.parametrize("fo", ["grr", "oue"])
-def test_fast_run_same_distribution_as_the_step_loop(method, fo):
-    "30 seeds each: the mean and the spread of the run's MSE, and the mean number of publications, agree within 5 standard errors."
-    s = markov_population(1500, 41, 5, stay=0.9, drift=0.2, rng=4, aggregate=True)
-    R, c = 30, s.frequencies
-    x = np.array([np.mean((run(method, s, eps=1.0, w=4, fo=fo, mode="aggregate", seed=i).estimates - c) ** 2) for i in range(R)])
-    y = np.array([np.mean((mech(method, 1.0, 4, fo, "aggregate")._run_stepwise(s, rng=500 + i).estimates - c) ** 2) for i in range(R)])
-    se = math.sqrt(x.var(ddof=1) / R + y.var(ddof=1) / R)
-    assert abs(x.mean() - y.mean()) < SE_K * se, (x.mean(), y.mean(), se)
-    assert abs(math.log(x.std(ddof=1) / y.std(ddof=1))) < SE_K * math.sqrt(1 / (R - 1)), (x.std(), y.std())
-    if method in ADAPTIVE:
-        px = np.array([run(method, s, eps=1.0, w=4, fo=fo, mode="aggregate", seed=i).published.sum() for i in range(R)])
-        py = np.array([mech(method, 1.0, 4, fo, "aggregate")._run_stepwise(s, rng=500 + i).published.sum() for i in range(R)])
-        sp = math.sqrt(px.var(ddof=1) / R + py.var(ddof=1) / R) + 1e-9
-        assert 0 < px.mean() < s.T and abs(px.mean() - py.mean()) < SE_K * sp, (px.mean(), py.mean(), sp)
-    # and both match the closed-form level of the method's error (LBU: V(eps/w, N); LPU: >= V(eps, N/w))
-    if method == "LBU": assert abs(x.mean() - Vx(1.0 / 4, 1500, 5, fo)) < SE_K * x.std(ddof=1) / math.sqrt(R)
 
 def test_aggregate_users_come_back_lifo():
     """Aggregate mode labels users in blocks and hands out the users who came back last first, so a recycling bug
@@ -1163,7 +1106,7 @@ def test_id_ranges():
     assert np.asarray(L.IdRanges([])).size == 0 and L.IdRanges([]).size == 0
     assert np.intersect1d(u, L.IdRanges([(1, 6)])).tolist() == [1, 5]
 
-def test_vectorised_run_validates_before_computing():
+def test_run_validates_before_computing():
     tiny = small_population(N=4, T=6, d=3, seed=0).aggregate()
     with pytest.raises(ValueError, match=r"N=4 is too small for LPU with w=5"): run("LPU", tiny, w=5, mode="aggregate")
     with pytest.raises(ValueError, match=r"needs a CategoricalPopulation"): run("LBU", tiny, mode="per_user")

@@ -174,7 +174,9 @@ def test_local_ledger_covers_the_reports(info, eps, w, fo):
 class LBUUnbooked(L.LBU):
     "Reports with 2 eps/w, books eps/w."
     name = "LBUUnbooked"
-    def _step_t(self, t): self._prev = self._sim.all_users(2 * self.eps / self.w)
+    def _step_t(self, t):
+        self._charge(t, self.eps / self.w)
+        self._prev = self._sim.all_users(2 * self.eps / self.w)
 
 
 class LPUForgetsToBook(L.LPU):

@@ -7,13 +7,14 @@ Docs: https://wevent-nb.github.io/wevent_nb/ldp_ids.html.md"""
 # %% ../nbs/10_ldp_ids.ipynb #9781af4c
 from __future__ import annotations
 import math, itertools
+from collections import deque
 import numpy as np
-from .core import (Mechanism, Release, Ledger, REL_TOL, CategoricalPopulation, CategoricalAggregate,
-                            register, as_rng, check_eps, check_w, check_int, check_array, check_counts, check_categories)
+from .core import (Mechanism, Release, Ledger, RollingLedger, PrivacyBudgetExceeded, REL_TOL, CategoricalPopulation,
+                            CategoricalAggregate, register, as_rng, check_eps, check_w, check_int, check_array, check_counts, check_categories)
 from .primitives import get_fo, fo_mean_variance, fo_mean_variance_float, adaptive_choice, GRR, OUE
 
 # %% auto #0
-__all__ = ['LDP_IDS_FOS', 'LDP_IDS_MODES', 'SPARSE_POOL', 'LARGE_SAMPLE', 'CANDIDATE_OVERDRAW', 'CANDIDATE_SLACK', 'SCAN_BLOCK',
+__all__ = ['LDP_IDS_FOS', 'LDP_IDS_MODES', 'SPARSE_POOL', 'LARGE_SAMPLE', 'CANDIDATE_OVERDRAW', 'CANDIDATE_SLACK', 'SCALAR_DRAWS',
            'TABLE2', 'TABLE2_TOL', 'V', 'dissimilarity', 'mv_hypergeometric', 'sample_available', 'IdRanges',
            'LDPIDSMechanism', 'LBU', 'LSP', 'LBD', 'LBA', 'LPU', 'LPD', 'LPA', 'forced_decisions', 'mse_lbu', 'mse_lpu',
            'mse_lsp', 'mse_window_sum', 'cfpu_theory', 'mre_metric', 'cfpu_metric', 'cfpu_fullwin_metric',
@@ -116,13 +117,14 @@ class IdRanges:
     def __repr__(self): return f"IdRanges({', '.join(f'{lo}..{hi - 1}' for lo, hi in self.ranges)})"
 
 # %% ../nbs/10_ldp_ids.ipynb #c1cebeaf
+_CACHE_MAX = 256   # frequency oracles kept per run, one per budget: LBD's publication budgets vary
+
 class _SimData:
     "A run's data at the current timestamp (per-user values or true counts), its frequency oracles by budget, and V."
     def __init__(self, N, d, mode, fo, rng):
         self.mode, self.fo_name, self.rng = mode, fo, rng   # mode None: resolved by the first step (mode="auto")
         self.N, self.d = N, d
         self.x, self.t = None, -1                           # per_user: the N users' values at t; aggregate: the d true counts
-        self.rows = self.H1 = None                          # aggregate fast run: all true counts (T, d), M1 users' counts (T, d)
         self._fos = {}
 
     @property
@@ -130,18 +132,20 @@ class _SimData:
 
     def fo(self, eps):
         f = self._fos.get(eps)
-        if f is None: f = self._fos[eps] = get_fo(self.fo_name, eps, self.d)
+        if f is None:
+            if len(self._fos) >= _CACHE_MAX: self._fos.clear()   # a bounded cache: an online run meets ever new budgets
+            f = self._fos[eps] = get_fo(self.fo_name, eps, self.d)
         return f
+
+    def __getstate__(self): return {**self.__dict__, "_fos": {}}   # the oracles are rebuilt on demand: a saved state holds none
 
     def V(self, eps, n) -> float:
         "V(eps, n) of the FO in use, as a Python float (+inf if n <= 0 or eps <= 0)."
         return fo_mean_variance_float(self.fo_name, eps, n, self.d)
 
-    def row(self) -> np.ndarray:
-        "The true counts (aggregate) or values (per_user) at the current timestamp."
-        return self.x if self.rows is None else self.rows[self.t]
-
 # %% ../nbs/10_ldp_ids.ipynb #f9b490e6
+SCALAR_DRAWS = 8   # a row of at most this many binomials is drawn one scalar at a time: the same numbers, without numpy's array checks
+
 class _SimReports(_SimData):
     "Frequency-oracle estimates from the reports of all users or of a group: perturbed per user, drawn exactly in aggregate mode."
     def __init__(self, N, d, mode, fo, rng):
@@ -152,7 +156,7 @@ class _SimReports(_SimData):
         "Estimate (d,) from the reports of all N users at the current timestamp, budget eps."
         fo = self.fo(eps)
         if self.mode == "per_user": return fo.estimate(fo.perturb(self.x, self.rng))
-        return self.aggregate_estimate(fo, self.row(), self.N)
+        return self.aggregate_estimate(fo, self.x, self.N)
 
     def report(self, ids, hist, eps) -> np.ndarray:
         "Estimate (d,) from the reports of the users `ids` (true counts `hist` in aggregate mode) at the current timestamp, budget eps."
@@ -160,19 +164,26 @@ class _SimReports(_SimData):
         if self.mode == "per_user": return fo.estimate(fo.perturb(self.x[ids], self.rng))
         return self.aggregate_estimate(fo, hist, ids.size)
 
+    def _binomial(self, n, p) -> np.ndarray:
+        "rng.binomial(n, p) for an int array n: the same draws, one scalar call per entry for a short row (about 1 us each, against 20 us for the array call)."
+        if n.ndim == 1 and n.size <= SCALAR_DRAWS:
+            draw = self.rng.binomial
+            return np.array([draw(k, p) for k in n.tolist()], np.int64)
+        return self.rng.binomial(n, p)
+
     def aggregate_estimate(self, fo, counts, n) -> np.ndarray:
         "fo.estimate_from_counts(fo.sample_counts(counts, rng), n) in law, without re-validating: (d,) or (T, d) counts, n scalar or (T,) (the same draws, but for one binary GRR row)."
         rng, p, q = self.rng, fo.p, fo.q
         counts = np.asarray(counts)
-        nn = n if np.ndim(n) == 0 else np.asarray(n)[:, None]
+        nn = np.asarray(n)[:, None] if getattr(n, "ndim", 0) else n
         if isinstance(fo, GRR):
             if counts.ndim == 1 and self.d == 2:              # binary: reports of 0 = kept 0s + flipped 1s (two scalar draws)
                 c0 = int(rng.binomial(int(counts[0]), p)) + int(rng.binomial(int(counts[1]), q))
                 return np.array([(c0 / n - q) / (p - q), ((n - c0) / n - q) / (p - q)])
             keep = 1.0 - self.d * q                            # p = keep + q: kept, else uniform over the d values
-            stay = rng.binomial(counts, keep)
+            stay = self._binomial(counts, keep)
             c = stay + rng.multinomial(np.asarray(n) - stay.sum(-1), self._uniform)
-        elif isinstance(fo, OUE): c = rng.binomial(counts, p) + rng.binomial(nn - counts, q)
+        elif isinstance(fo, OUE): c = self._binomial(counts, p) + self._binomial(nn - counts, q)
         else: return fo.estimate_from_counts(fo.sample_counts(counts, rng), n)
         return (c / nn - q) / (p - q)
 
@@ -186,30 +197,32 @@ class _Sim(_SimReports):
         self._stack = [(0, N)]                              # aggregate pool: a LIFO stack of id blocks
         self._left_t, self._left = -1, None                 # aggregate: true counts of the users not drawn yet at t
 
-    def take(self, k, draw=True):
-        "Sample k users from the pool at the current timestamp and remove them: (ids, their true counts in aggregate mode if `draw`, else None)."
+    def take(self, k):
+        "Sample k users from the pool at the current timestamp and remove them: their ids (aggregate mode: id blocks, nothing drawn)."
         assert 0 <= k <= self.n_avail, f"asked for {k} users but only {self.n_avail} are available"
         if self.mode == "per_user":
             if self._avail is None: self._avail, self._scratch = np.ones(self.N, bool), np.zeros(self.N, np.int64)
             ids = sample_available(self._avail, k, self.rng, self.n_avail, self._scratch)
             self.n_avail -= k
-            return ids, None
+            return ids
         out, st, n = [], self._stack, k                     # LIFO: the users who came back last leave first
         self.n_avail -= k
         while k:
             lo, hi = st[-1]
             if hi - lo <= k: st.pop(); out.append((lo, hi)); k -= hi - lo
             else: st[-1] = (lo, hi - k); out.append((hi - k, hi)); k = 0
-        return IdRanges(out, n), (self.draw_counts(n) if draw else None)
+        return IdRanges(out, n)
 
     def draw_counts(self, k) -> np.ndarray:
         "True-value counts of k users drawn without replacement from those not drawn yet at the current timestamp (exchangeable users)."
-        if self._left_t != self.t:
-            self._left_t = self.t
-            self._left = self.row() if self.H1 is None else self.rows[self.t] - self.H1[self.t]
+        if self._left_t != self.t: self._left_t, self._left = self.t, self.x
         h = mv_hypergeometric(self._left, k, self.rng)
         self._left = self._left - h
         return h
+
+    def group_report(self, ids, eps) -> np.ndarray:
+        "Estimate (d,) from the reports of the users `ids` taken at the current timestamp, budget eps (aggregate mode: their true counts drawn first)."
+        return self.report(ids, None if self.mode == "per_user" else self.draw_counts(ids.size), eps)
 
     def give_back(self, ids):
         "Recycle users into the pool."
@@ -222,13 +235,18 @@ class _Sim(_SimReports):
         self.n_avail += ids.size
 
 # %% ../nbs/10_ldp_ids.ipynb #28cd0668
-def _info(T, budget, population):
-    "The `info` arrays every method fills in, plus the budget (eps1, eps2) or population (n1, n2) ones."
-    info = dict(decision=np.full(T, "approx", dtype="<U9"), dis=np.full(T, np.nan), err=np.full(T, np.nan),
-                n_reports=np.zeros(T, np.int64))
-    if budget: info.update(eps1=np.zeros(T), eps2=np.zeros(T))
-    if population: info.update(n1=np.zeros(T, np.int64), n2=np.zeros(T, np.int64))
-    return info
+_INFO_DTYPES = dict(decision="<U9", dis=float, err=float, n_reports=np.int64, eps1=float, eps2=float, n1=np.int64, n2=np.int64, units=np.int64)
+
+def _info_row(budget, population) -> dict:
+    "One timestamp's `info` entries before the method fills them in: every method's, plus the budget (eps1, eps2) or population (n1, n2) ones."
+    row = dict(decision="approx", dis=math.nan, err=math.nan, n_reports=0)
+    if budget: row.update(eps1=0.0, eps2=0.0)
+    if population: row.update(n1=0, n2=0)
+    return row
+
+def _mean_sq(a, b) -> float:
+    "mean((a - b)**2) as a Python float: np.mean's own sum and division without its wrappers (every step computes one)."
+    return float(np.add.reduce((a - b) ** 2)) / a.shape[-1]
 
 class _LDPIDSContract(Mechanism):
     "The seven methods' validated parameters (eps, w, fo, mode, u_min), publish rule and hooks."
@@ -255,15 +273,12 @@ class _LDPIDSContract(Mechanism):
         return dis > err
 
     def _begin(self):
-        "Hook: the method's state for a run (called by start and run, after the simulation state is made)."
+        "Hook: the method's state for a run (called by start, after the simulation state and the books are made) and its defaults in self._row0."
     def _step_t(self, t):
-        "Hook: timestamp t of the step loop (the data is in self._sim); sets self._prev on a publication."
-        raise NotImplementedError
-    def _run_aggregate(self, counts):
-        "Hook: the fast aggregate run over the (T, d) true counts."
+        "Hook: timestamp t (the data is in self._sim, the step's info entries in self._row); sets self._prev on a publication."
         raise NotImplementedError
     def _end(self):
-        "Hook: complete `info` and return the run's ledger."
+        "Hook: complete `info` and return the run's ledger (a run of T timestamps)."
         raise NotImplementedError
 
     def resolve_mode(self, stream) -> str:
@@ -280,16 +295,35 @@ class _LDPIDSContract(Mechanism):
 
 # %% ../nbs/10_ldp_ids.ipynb #5d2a506e
 class _LDPIDSBooks(_LDPIDSContract):
-    "The ledger entries of a run: one budget account, or the reporting users' accounts."
-    def _budget_ledger(self, T, spent):
-        led = Ledger(T, self.eps, self.w, n_accounts=1, names=["all users"])
-        return led.spend_series(spent)
+    "The ledger entries of a run: one budget account, or the reporting users' accounts; online, rolling books charged at the step."
+    books_per_user = True                       # LBU, LBD, LBA: one account, "all users"
+
+    def _rolling_books(self, N) -> RollingLedger:
+        "The books of an online run: the accounts, budgets and windows of the batch ledger."
+        if self.books_per_user: return RollingLedger.users(N, self.eps, self.w)
+        return RollingLedger(self.eps, self.w, 1, names=["all users"])
+
+    def _user_ledger(self):
+        "Where the users' reports are booked: a Ledger.users over T (batch) or the rolling books (online)."
+        return Ledger.users(self._T, self._sim.N, self.eps, self.w) if self.books is None else self.books
+
+    def _charge(self, t, amount):
+        "One account: `amount` at t, charged before the reports it pays for are drawn (online: checked at once; batch: booked at the end)."
+        if self.books is not None: self.books.spend(t, amount)
+        else: self._charged[t] += amount
+
+    def _budget_ledger(self):
+        "The batch ledger of one account: what was charged at every t."
+        return Ledger(self._T, self.eps, self.w, n_accounts=1, names=["all users"]).spend_series(self._charged)
 
     def _book(self, t, ids):
-        "Ledger entry: the users `ids` report with eps at t (aggregate mode: their id blocks, booked at the end)."
+        "Ledger entry, before the users `ids` report with eps at t (aggregate batch runs: their id blocks, booked at the end)."
         if ids is None: return
-        if isinstance(ids, IdRanges): self._blocks.append((t, ids))
-        else: self._led.spend(t, self.eps, ids)
+        if not isinstance(ids, IdRanges): self._led.spend(t, self.eps, ids)
+        elif self.books is None: self._blocks.append((t, ids))
+        elif ids.ranges:
+            lo, hi = zip(*ids.ranges)
+            self.books.spend_ranges(t, self.eps, np.array(lo, np.int64), np.array(hi, np.int64))
 
     def _book_blocks(self, ledger):
         "Book every (t, IdRanges) report of the run as one vectorised range spend."
@@ -300,10 +334,11 @@ class _LDPIDSBooks(_LDPIDSContract):
 
 # %% ../nbs/10_ldp_ids.ipynb #744d886f
 class _LDPIDSStepwise(_LDPIDSBooks):
-    "The step-wise form: start(T, d, rng, N), step(x_t) -> (estimate_t, published_t), finish() -> Release."
+    "The step-wise form: start(T, d, rng, N), step(x_t) -> (estimate_t, published_t), finish() -> Release; T=None opens an online run."
     def start(self, T, d, rng=None, N=None):
-        "Begin a step-wise run over T timestamps, d values and N users (mode 'auto': the first x decides, see step)."
-        T, d = check_int(T, "T", minimum=1), check_int(d, "d", minimum=1)
+        "Begin a step-wise run over T timestamps (None: an unbounded online run), d values and N users (mode 'auto': the first x decides, see step)."
+        T = None if T is None else check_int(T, "T", minimum=1)
+        d = check_int(d, "d", minimum=1)
         if N is None: raise ValueError("N=None is not allowed: start() needs the number of users N >= 1 (the pool, the per-user ledger and V(eps, N) use it)")
         N = check_int(N, "N", minimum=1)
         self._check_size(d, N)
@@ -311,11 +346,14 @@ class _LDPIDSStepwise(_LDPIDSBooks):
 
     def _start(self, T, d, N, mode, rng):
         self._sim = _Sim(N, d, mode, self.fo, rng)
-        self._T, self._t = T, 0
-        self._est, self._prev = np.zeros((T, d)), np.zeros(d)
-        self._info = _info(T, self.budget_division, self.population_division)
-        self._blocks = []                # aggregate mode: (t, IdRanges) of every report, booked at the end
+        self._T, self._t, self._halted = T, 0, None
+        self._prev = np.zeros(d)
+        self.books = None if T is not None else self._rolling_books(N)   # online: charged at each step, before the draws
+        self._blocks, self.last_info = [], None  # aggregate batch runs: (t, IdRanges) of every report, booked at the end
+        self._row0 = _info_row(self.budget_division, self.population_division)
         self._begin()
+        self._est, self._charged = (None, None) if T is None else (np.zeros((T, d)), np.zeros(T))
+        self._info = None if T is None else {k: np.full(T, v, _INFO_DTYPES[k]) for k, v in self._row0.items()}
         return self
 
     def _infer_mode(self, x) -> str:
@@ -327,34 +365,49 @@ class _LDPIDSStepwise(_LDPIDSBooks):
         if n == d: return "aggregate"
         raise ValueError(f"x must have shape ({N},) (the users' values, per_user mode) or ({d},) (the true counts, aggregate mode), got shape {x.shape}")
 
+    def _checked_x(self, x, mode) -> np.ndarray:
+        "x validated for `mode`: the N users' values in [0, d), or d integer counts summing to N."
+        sim = self._sim
+        if mode == "per_user":
+            a = check_categories(x, sim.d, "x", ndim=1)
+            if a.shape != (sim.N,): raise ValueError(f"x must hold the values of the N={sim.N} users in per_user mode (shape ({sim.N},)), got shape {a.shape}")
+            return a
+        a = check_counts(x, "x", ndim=1)
+        if a.shape != (sim.d,): raise ValueError(f"x must hold the d={sim.d} true counts in aggregate mode (shape ({sim.d},)), got shape {a.shape}")
+        if not np.all(a == np.round(a)): raise ValueError("x must be integer user counts in aggregate mode, found non-integral values")
+        a = a.astype(np.int64)
+        if int(a.sum()) != sim.N: raise ValueError(f"x must sum to N={sim.N} users in aggregate mode, got {int(a.sum())}")
+        return a
+
     def step(self, x):
         "Consume timestamp t (per_user: the N users' values in [0, d); aggregate: the d true counts summing to N); return (estimate_t, published_t)."
         sim = self._sim
         if sim is None: raise ValueError("step() before start(): call start(T, d, rng, N) first")
-        if self._t >= self._T: raise ValueError(f"the run was started for T={self._T} timestamps: no timestamp is left")
-        if sim.mode is None: sim.mode = self._infer_mode(np.asarray(x))
-        if sim.mode == "per_user":
-            a = check_categories(x, sim.d, "x", ndim=1)
-            if a.shape != (sim.N,): raise ValueError(f"x must hold the values of the N={sim.N} users in per_user mode (shape ({sim.N},)), got shape {a.shape}")
-        else:
-            a = check_counts(x, "x", ndim=1)
-            if a.shape != (sim.d,): raise ValueError(f"x must hold the d={sim.d} true counts in aggregate mode (shape ({sim.d},)), got shape {a.shape}")
-            if not np.all(a == np.round(a)): raise ValueError("x must be integer user counts in aggregate mode, found non-integral values")
-            a = a.astype(np.int64)
-            if int(a.sum()) != sim.N: raise ValueError(f"x must sum to N={sim.N} users in aggregate mode, got {int(a.sum())}")
-        return self._step(a)
+        if self._halted is not None: raise ValueError(f"the run stopped at t={self._halted}, where its books refused a spend (PrivacyBudgetExceeded): start a new run")
+        if self._T is not None and self._t >= self._T: raise ValueError(f"the run was started for T={self._T} timestamps: no timestamp is left")
+        mode = sim.mode or self._infer_mode(np.asarray(x))
+        a = self._checked_x(x, mode)          # bad input raises here, before anything changes
+        sim.mode = mode
+        try: return self._step(a)
+        except PrivacyBudgetExceeded: self._halted = self._t; raise
 
     def _step(self, x):
-        t = self._t
-        self._sim.x, self._sim.t = x, t
+        t, sim = self._t, self._sim
+        sim.x, sim.t = x, t
+        self._row = row = self._row0.copy()
         self._step_t(t)
-        self._est[t] = self._prev
+        if self._info is None: self.last_info = {"t": t, **row}
+        else:
+            info = self._info
+            for k, v in row.items(): info[k][t] = v
+            self._est[t] = self._prev
         self._t += 1
-        return self._est[t].copy(), bool(self._info["decision"][t] == "publish")
+        return self._prev.astype(float), row["decision"] == "publish"
 
     def finish(self) -> Release:
-        "The Release of a step-wise run (every timestamp must have been stepped); the same as run's."
+        "The Release of a step-wise run of T timestamps (every one must have been stepped); the same as run's."
         if self._sim is None: raise ValueError("finish() before start(): call start(T, d, rng, N) first")
+        if self._T is None: raise ValueError("finish() on an online run (started with T=None): it has no end; step() returned its releases and self.books holds its privacy books")
         if self._t != self._T: raise ValueError(f"finish() after {self._t} of T={self._T} timestamps: step the rest first")
         ledger, info = self._end(), self._info
         if self._blocks: self._book_blocks(ledger)
@@ -363,71 +416,32 @@ class _LDPIDSStepwise(_LDPIDSBooks):
         return Release(self._est, info["decision"] == "publish", ledger, self.name, self.params, info)
 
 # %% ../nbs/10_ldp_ids.ipynb #aca77f24
-SCAN_BLOCK = 16   # timestamps whose dis one numpy call computes ahead (d > 2): a speed knob only (timed above)
-
 class LDPIDSMechanism(_LDPIDSStepwise):
-    "Base of the seven LDP-IDS methods: validated (eps, w, fo, mode, u_min); start/step/finish, and run(stream, rng) -> Release."
-    def _prepare(self, stream, rng):
+    "Base of the seven LDP-IDS methods: validated (eps, w, fo, mode, u_min); start/step/finish (T=None: online), and run(stream, rng) -> Release."
+    online = True
+
+    def run(self, stream, rng=None) -> Release:
+        "Release the whole stream through the step loop (per user: the users' value columns; aggregate: the true counts); errors come before any computation."
         s = self.check_stream(stream)
         self._check_size(s.d, s.N)
         mode = self.resolve_mode(s)
         self._start(s.T, s.d, s.N, mode, as_rng(rng))
-        return s, mode
-
-    def run(self, stream, rng=None) -> Release:
-        "Release the whole stream: the step-wise loop per user, the fast batched form in aggregate mode; errors come before any computation."
-        s, mode = self._prepare(stream, rng)
-        if mode == "aggregate":
-            self._sim.rows = np.asarray(s.counts).astype(np.int64, copy=False)
-            self._run_aggregate(self._sim.rows); self._t = s.T
-            self._prev = self._est[-1].copy()
-            return self.finish()
-        return self._loop(s, mode)
-
-    def _run_stepwise(self, stream, rng=None) -> Release:
-        "run() through the step loop in every mode (the reference of the fast aggregate run: same law, other draw order)."
-        s, mode = self._prepare(stream, rng)
-        return self._loop(s, mode)
-
-    def _loop(self, s, mode) -> Release:
-        rows = np.ascontiguousarray(s.values.T) if mode == "per_user" else s.counts
+        rows = np.ascontiguousarray(s.values.T) if mode == "per_user" else np.asarray(s.counts).astype(np.int64, copy=False)
         for x in rows: self._step(x)
         return self.finish()
-
-    def _scan(self, C1, V1, body):
-        "The fast aggregate loop: body(t, dis) at every t, dis of Eq. (4) from the bulk M1 estimates C1 (T, d) against the last release."
-        sim, T, d = self._sim, self._T, self._sim.d
-        P, prev = [np.zeros(d)], self._prev
-        pl, rows, end = prev.tolist(), (C1.tolist() if d == 2 else None), 0
-        for t in range(T):
-            if rows is not None:                            # binary: plain floats
-                c = rows[t]; a, b = c[0] - pl[0], c[1] - pl[1]; dis = 0.5 * (a * a + b * b) - V1
-            else:                                           # SCAN_BLOCK timestamps per numpy call, until the next publication
-                if t >= end:
-                    base, end = t, min(T, t + SCAN_BLOCK)
-                    D = (np.square(C1[t:end] - prev).mean(1) - V1).tolist()
-                dis = D[t - base]
-            sim.t = t
-            body(t, dis)
-            if self._prev is not prev: prev = self._prev; P.append(prev); pl = prev.tolist(); end = 0
-        self._est[:] = np.asarray(P)[np.cumsum(self._info["decision"] == "publish")]
 
 # %% ../nbs/10_ldp_ids.ipynb #f70d2d93
 @register
 class LBU(LDPIDSMechanism):
     "LDP Budget Uniform (Sec. 5.2.1): all users report with eps/w at every timestamp."
     derivation = "10_ldp_ids: LBU and LSP (Sec. 5.2): eps/w per report"
-    name, budget_division = "LBU", True
+    name, budget_division, books_per_user = "LBU", True, False
     summary = "LDP-IDS budget uniform: all users report with eps/w every timestamp"
-    def _begin(self):
-        i = self._info
-        i["decision"][:] = "publish"; i["eps2"][:] = self.eps / self.w; i["n_reports"][:] = self._sim.N
-    def _step_t(self, t): self._prev = self._sim.all_users(self.eps / self.w)
-    def _run_aggregate(self, counts):
-        "All T timestamps at once: one exact draw of the (T, d) report counts at eps/w, one estimate."
-        sim = self._sim
-        self._est[:] = sim.aggregate_estimate(sim.fo(self.eps / self.w), counts, sim.N)
-    def _end(self): return self._budget_ledger(self._T, self._info["eps1"] + self._info["eps2"])
+    def _begin(self): self._row0.update(decision="publish", eps2=self.eps / self.w, n_reports=self._sim.N)
+    def _step_t(self, t):
+        self._charge(t, self.eps / self.w)
+        self._prev = self._sim.all_users(self.eps / self.w)
+    def _end(self): return self._budget_ledger()
 
 @register
 class LSP(LDPIDSMechanism):
@@ -436,8 +450,8 @@ class LSP(LDPIDSMechanism):
     name, budget_division, population_division = "LSP", True, True
     summary = "LDP-IDS sampling: all users report with eps once per window, copy in between"
     def _begin(self):
-        self._led, self._U2 = Ledger.users(self._T, self._sim.N, self.eps, self.w), [None] * self._T
-        self._everyone = None
+        self._led, self._everyone = self._user_ledger(), None
+        self._U2 = None if self._T is None else [None] * self._T      # the reporting users, for info (batch only)
     def _all(self):
         "All N users: their ids (per_user) or one block (aggregate)."
         sim = self._sim
@@ -445,45 +459,35 @@ class LSP(LDPIDSMechanism):
         return self._everyone
     def _step_t(self, t):
         if t % self.w: return
-        sim, i = self._sim, self._info
+        sim = self._sim
+        self._led.spend_ranges(t, self.eps, 0, sim.N)
         self._prev = sim.all_users(self.eps)
-        i["decision"][t] = "publish"; i["eps2"][t] = self.eps; i["n2"][t] = sim.N; i["n_reports"][t] = sim.N
-        self._led.spend_ranges(t, self.eps, 0, sim.N); self._U2[t] = self._all()
-    def _run_aggregate(self, counts):
-        "The rows t % w == 0 drawn in one call at eps, copies elsewhere; the same info and ledger entries as the step loop."
-        sim, i, T = self._sim, self._info, self._T
-        pub = np.arange(0, T, self.w)
-        est = sim.aggregate_estimate(sim.fo(self.eps), counts[pub], sim.N)
-        self._est[:] = est[np.arange(T) // self.w]
-        i["decision"][pub] = "publish"; i["eps2"][pub] = self.eps; i["n2"][pub] = sim.N; i["n_reports"][pub] = sim.N
-        self._led.spend_ranges(pub, self.eps, 0, sim.N)
-        for t in pub: self._U2[t] = self._all()
+        self._row.update(decision="publish", eps2=self.eps, n2=sim.N, n_reports=sim.N)
+        if self._U2 is not None: self._U2[t] = self._all()
     def _end(self):
         self._info["U1"], self._info["U2"] = [None] * self._T, self._U2
         return self._led
 
 # %% ../nbs/10_ldp_ids.ipynb #5ddfdb5d
 class _BudgetAdaptive(LDPIDSMechanism):
-    budget_division = True
+    budget_division, books_per_user = True, False
     def _begin(self):
         sim = self._sim
         self._e1 = self.eps / (2 * self.w); self._V1 = sim.V(self._e1, sim.N)
-        self._info["eps1"][:] = self._e1; self._info["n_reports"][:] = sim.N
-        self._e2 = [0.0] * self._T                                   # eps2 as Python floats: the window sums of both forms
+        self._row0.update(eps1=self._e1, n_reports=sim.N)
+        self._e2 = deque(maxlen=self.w - 1)                          # eps2 of the last w-1 timestamps, Python floats: LBD's window sum
     def _step_t(self, t):
         "All users report with eps/(2w); dis of Eq. (4) against the last release; then the method's decision."
+        self._charge(t, self._e1)
         c1 = self._sim.all_users(self._e1)
-        self._adapt(t, float(np.mean((c1 - self._prev) ** 2)) - self._V1)
-    def _run_aggregate(self, counts):
-        "M1 for every t in one draw (it does not depend on the decisions), then the decisions in time order."
-        sim = self._sim
-        C1 = sim.aggregate_estimate(sim.fo(self._e1), counts, sim.N)
-        self._scan(C1, self._V1, self._adapt)
+        self._adapt(t, _mean_sq(c1, self._prev) - self._V1)
+        self._e2.append(self._row["eps2"])
     def _publish(self, t, e2):
-        info = self._info
-        self._prev = self._sim.all_users(e2); self._e2[t] = info["eps2"][t] = e2
-        info["decision"][t] = "publish"; info["n_reports"][t] += self._sim.N
-    def _end(self): return self._budget_ledger(self._T, self._info["eps1"] + self._info["eps2"])
+        self._charge(t, e2)
+        self._prev = self._sim.all_users(e2)
+        row = self._row
+        row.update(decision="publish", eps2=e2); row["n_reports"] += self._sim.N
+    def _end(self): return self._budget_ledger()
 
 # %% ../nbs/10_ldp_ids.ipynb #6c9ed1d9
 @register
@@ -496,10 +500,10 @@ class LBD(_BudgetAdaptive):
         "eps_rm = eps/2 - publication budget spent in the last w-1 timestamps (Alg. 1 line 7)."
         return self.eps / 2 - spent_in_window
     def _adapt(self, t, dis):
-        info = self._info
-        info["dis"][t] = dis
-        e2 = self._remaining(sum(self._e2[max(0, t - self.w + 1):t])) / 2
-        info["err"][t] = err = self._sim.V(e2, self._sim.N) if e2 > 0 else math.inf
+        row = self._row
+        row["dis"] = dis
+        e2 = self._remaining(sum(self._e2)) / 2
+        row["err"] = err = self._sim.V(e2, self._sim.N) if e2 > 0 else math.inf
         if self._decide(t, dis, err): self._publish(t, e2)
 
 @register
@@ -511,17 +515,17 @@ class LBA(_BudgetAdaptive):
     def _begin(self):
         super()._begin()
         self._Vk = [self._sim.V(self._e1 * k, self._sim.N) for k in range(1, self.w + 1)]   # err for k = 1..w units
-        self._info["units"] = np.zeros(self._T, np.int64)
+        self._row0["units"] = 0
         self._l, self._kl = 0, 0                                                     # last publication (1-based) and its units
     def _adapt(self, i, dis):
-        info, t = self._info, i + 1
-        info["dis"][i] = dis
+        row, t = self._row, i + 1
+        row["dis"] = dis
         tN = self._kl - 1
-        if t - self._l <= tN: info["decision"][i] = "nullified"; return
+        if t - self._l <= tN: row["decision"] = "nullified"; return
         k = min(t - (self._l + tN), self.w)
-        info["err"][i] = err = self._Vk[k - 1]
+        row["err"] = err = self._Vk[k - 1]
         if self._decide(i, dis, err):
-            self._publish(i, k * self._e1); info["units"][i] = k; self._l, self._kl = t, k
+            self._publish(i, k * self._e1); row["units"] = k; self._l, self._kl = t, k
 
 # %% ../nbs/10_ldp_ids.ipynb #73d0be6e
 @register
@@ -531,10 +535,7 @@ class LPU(LDPIDSMechanism):
     name, population_division = "LPU", True
     summary = "LDP-IDS population uniform: w fixed groups take turns, each report with the full eps"
     def min_users(self): return self.w, f"LPU splits the users into w={self.w} non-empty groups, so it needs N >= w"
-    def _begin(self):
-        sim = self._sim
-        self._led = Ledger.users(self._T, sim.N, self.eps, self.w)
-        self._groups = None
+    def _begin(self): self._led, self._groups = self._user_ledger(), None
     def _partition(self):
         "The w groups (sizes ceil/floor of N/w): a random partition per user; contiguous id blocks in aggregate mode (exchangeable users)."
         sim = self._sim
@@ -545,22 +546,10 @@ class LPU(LDPIDSMechanism):
                 self._groups = [IdRanges([(int(b[g]), int(b[g + 1]))]) for g in range(self.w)]
         return self._groups
     def _step_t(self, t):
-        sim, ids = self._sim, self._partition()[t % self.w]
-        n = ids.size
-        hist = None if sim.mode == "per_user" else mv_hypergeometric(sim.x, n, sim.rng)
-        self._prev = sim.report(ids, hist, self.eps)
-        i = self._info; i["decision"][t] = "publish"; i["n2"][t] = n; i["n_reports"][t] = n
+        ids = self._partition()[t % self.w]
         self._book(t, ids)
-    def _run_aggregate(self, counts):
-        "The groups' true counts as one (T, d) hypergeometric draw (sizes fixed by the partition), one report draw, one estimate."
-        sim, i, T, groups = self._sim, self._info, self._T, self._partition()
-        n = np.array([g.size for g in groups], np.int64)[np.arange(T) % self.w]
-        hist = mv_hypergeometric(counts, n, sim.rng)
-        self._est[:] = sim.aggregate_estimate(sim.fo(self.eps), hist, n)
-        i["decision"][:] = "publish"; i["n2"][:] = n; i["n_reports"][:] = n
-        lo, hi = np.array([g.ranges[0] for g in groups]).T
-        g = np.arange(T) % self.w
-        self._led.spend_ranges(np.arange(T), self.eps, lo[g], hi[g])
+        self._prev = self._sim.group_report(ids, self.eps)
+        self._row.update(decision="publish", n2=ids.size, n_reports=ids.size)
     def _end(self):
         g = self._partition()
         self._info["U1"], self._info["U2"] = [None] * self._T, [g[t % self.w] for t in range(self._T)]
@@ -581,44 +570,47 @@ class _PopulationAdaptive(LDPIDSMechanism):
     def _add_info(self, info):
         "Hook: what the method adds to `info` at the end of a run (LPA: its units)."
     def _begin(self):
-        sim, T = self._sim, self._T
+        sim = self._sim
         self._n1 = n1 = sim.N // (2 * self.w)
         self._V1 = sim.V(self.eps, n1)
-        self._U1, self._U2 = [None] * T, [None] * T
-        self._led = Ledger.users(T, sim.N, self.eps, self.w)
-        self._n2 = [0] * T                                              # n2 as Python ints (window sums)
-        self._state, self._Vcache = dict(l=0, kl=0, n1=n1, half=sim.N // 2), {}
+        self._row0.update(n1=n1, n_reports=n1)
+        online = self._T is None                                         # online: only the users still out of the pool, by timestamp
+        self._U1, self._U2 = ({}, {}) if online else ([None] * self._T, [None] * self._T)
+        self._led = self._user_ledger()
+        self._n2 = deque(maxlen=self.w)                                  # |U2| of the last w timestamps, Python ints (LPD's window sum)
+        self._state = dict(l=0, kl=0, n1=n1, half=sim.N // 2)
     def _step_t(self, t):
-        ids1, h1 = self._sim.take(self._n1)
-        c1 = self._sim.report(ids1, h1, self.eps)
-        self._adapt(t, float(np.mean((c1 - self._prev) ** 2)) - self._V1, ids1)
-    def _run_aggregate(self, counts):
-        "M1 for every t in one draw (the dissimilarity users' counts do not depend on the decisions), then the decisions in time order."
-        sim = self._sim
-        sim.H1 = mv_hypergeometric(counts, self._n1, sim.rng)           # then U2 is drawn from the rest at its t
-        C1 = sim.aggregate_estimate(sim.fo(self.eps), sim.H1, self._n1)
-        take, adapt, n1 = sim.take, self._adapt, self._n1
-        self._scan(C1, self._V1, lambda t, dis: adapt(t, dis, take(n1, False)[0]))
-    def _adapt(self, t, dis, ids1):
-        sim, info, eps = self._sim, self._info, self.eps
-        self._U1[t] = ids1
-        info["dis"][t] = dis
+        "n1 fresh users report with eps (booked first); dis of Eq. (4) against the last release; then the method's decision."
+        self._U1[t] = ids1 = self._sim.take(self._n1)
+        self._book(t, ids1)
+        c1 = self._sim.group_report(ids1, self.eps)
+        self._adapt(t, _mean_sq(c1, self._prev) - self._V1)
+    def _adapt(self, t, dis):
+        sim, row, eps = self._sim, self._row, self.eps
+        row["dis"], self._U2[t] = dis, None
         npp = self._publication_size(t, self._state)                   # None: nullified, 0: no users left
-        if npp is None: info["decision"][t] = "nullified"
+        if npp is None: row["decision"] = "nullified"
         elif npp >= 1:
-            err = self._Vcache.get(npp)
-            if err is None: err = self._Vcache[npp] = sim.V(eps, npp)
-            info["err"][t] = err
+            row["err"] = err = sim.V(eps, npp)
             if self._decide(t, dis, err):
-                ids2, h2 = sim.take(npp); self._U2[t] = ids2
-                self._prev = sim.report(ids2, h2, eps); info["n2"][t] = self._n2[t] = npp; info["decision"][t] = "publish"
+                self._U2[t] = ids2 = sim.take(npp)
+                self._book(t, ids2)
+                self._prev = sim.group_report(ids2, eps)
+                row.update(decision="publish", n2=npp); row["n_reports"] += npp
                 self._published(t, npp, self._state)
-        self._book(t, ids1); self._book(t, self._U2[t])
-        j = self._returning(t)
-        if j >= 0: sim.give_back(self._U2[j]); sim.give_back(self._U1[j])   # U1's block on top: the next U1 takes it whole
+        self._n2.append(row["n2"])
+        self._recycle(self._returning(t))
+    def _recycle(self, j):
+        "The users of timestamp j come back to the pool (online: and are forgotten, with any older ones)."
+        if j < 0: return
+        U1, U2 = self._U1, self._U2
+        if isinstance(U1, dict):                                         # online: keyed by timestamp, the older ones dropped
+            u1, u2 = U1.get(j), U2.get(j)
+            for k in [k for k in U1 if k <= j]: del U1[k], U2[k]
+        else: u1, u2 = U1[j], U2[j]
+        self._sim.give_back(u2); self._sim.give_back(u1)                 # U1's block on top: the next U1 takes it whole
     def _end(self):
         info = self._info
-        info["n1"][:] = self._n1; info["n_reports"][:] = self._n1 + info["n2"]
         info["U1"], info["U2"] = self._U1, self._U2
         self._add_info(info)
         return self._led
@@ -633,8 +625,8 @@ class LPD(_PopulationAdaptive):
     @property
     def params(self) -> dict: return {**super().params, "u_min": self.u_min}
     def _publication_size(self, t, state):
-        n2, w = self._n2, self.w                             # window sum of |U2| over t-w+1..t-1, kept up to date step by step
-        state["win"] = win = state.get("win", 0) + (n2[t - 1] if t else 0) - (n2[t - w] if t >= w else 0)
+        n2, w = self._n2, self.w                             # |U2| of t-w..t-1: the window sum over t-w+1..t-1, kept up to date step by step
+        state["win"] = win = state.get("win", 0) + (n2[-1] if t else 0) - (n2[0] if t >= w else 0)
         npp = (state["half"] - win) // 2
         return npp if npp >= self.u_min else 0
 
