@@ -13,7 +13,7 @@ from typing import ClassVar
 import numpy as np
 from .core import (Ledger, RollingLedger, PrivacyBudgetExceeded, UnprovenConfiguration, REL_TOL, Release, Mechanism,
                             HistogramStream, LaplaceSource, register, as_rng, check_eps, check_positive, check_w,
-                            check_int, check_fraction, check_counts, check_array)
+                            check_int, check_fraction, check_counts, check_array, check_lattice)
 
 # %% auto #0
 __all__ = ['KELLARIS', 'PAIRWISE_MIN', 'check_real', 'check_choice', 'StepValue', 'Recent', 'RowsSince', 'check_affordable',
@@ -184,7 +184,7 @@ class CentralBaseline(Mechanism):
         "Consume the next timestamp's histogram (length d, finite, >= 0); return (estimate, published). A bad x raises a ValueError and changes nothing."
         if not hasattr(self, "_T"): raise RuntimeError(f"call {type(self).__name__}.start(T, d, rng) before step(x)")
         if self._T is not None and self._t >= self._T: raise ValueError(f"step called more than T={self._T} times")
-        x = check_counts(np.atleast_1d(np.asarray(x, dtype=float)), "x", ndim=1)
+        x = check_lattice(check_counts(np.atleast_1d(np.asarray(x, dtype=float)), "x", ndim=1), self._rng)
         if x.shape != (self._d,): raise ValueError(f"x must have shape ({self._d},), got {x.shape}")
         est, pub = self._advance(x)
         return est.copy(), pub
@@ -212,6 +212,7 @@ class CentralBaseline(Mechanism):
         "Process a whole HistogramStream (same releases as the step-wise form)."
         s = self.check_stream(stream)
         self.start(s.T, s.d, rng)
+        check_lattice(s.counts, self._rng, "counts")
         if not self._run_fast(s.counts):
             for x in s.counts: self._advance(x)
         return self.finish()
@@ -219,6 +220,11 @@ class CentralBaseline(Mechanism):
     def _run_fast(self, X) -> bool:
         "A whole-stream loop that gives the step loop's numbers, where a method has one; True if it ran."
         return False
+
+    @property
+    def _exact(self) -> bool:
+        "Does this run draw exact discrete noise (an ExactLaplace generator)?"
+        return getattr(self._rng, "exact", False)
 
     def _whole_stream(self, cls) -> bool:
         "May `cls`'s whole-stream loop run? Only on `cls` itself (a subclass may redefine a step or a draw) and a plain Generator (a NoiseRecorder must see every draw at its step)."
@@ -232,6 +238,7 @@ class Uniform(CentralBaseline):
     name, paper = "Uniform", KELLARIS
     summary = "eps/w at every timestamp, Laplace(w/eps) noise per bin"
     diagnostics = ("eps_pub",)
+    exact_noise = True   # its one draw: integer counts + discrete Laplace(w/eps), sensitivity 1 on the integer lattice
 
     def _step(self, x):
         e = self.eps / self.w
@@ -242,6 +249,7 @@ class Uniform(CentralBaseline):
         "Vectorised: one (T, d) Laplace draw (the same numbers, in the same order, as the step-wise form)."
         s = self.check_stream(stream)
         self.start(s.T, s.d, rng)
+        if self._exact: return CentralBaseline.run(self, s, self._rng)   # exact noise: its sampler's draw order is per call, so the step loop
         e = self.eps / self.w
         self._est[:] = s.counts + self._rng.laplace(0.0, 1.0 / e, (s.T, s.d))
         self._pub[:] = True
@@ -257,6 +265,7 @@ class Sample(CentralBaseline):
     name, paper = "Sample", KELLARIS
     summary = "eps at t = 0, w, 2w, ...; copy the last release in between"
     diagnostics = ("eps_pub",)
+    exact_noise = True   # its one draw: integer counts + discrete Laplace(1/eps)
 
     def _step(self, x):
         if self._t % self.w: return self._last, False
@@ -267,6 +276,7 @@ class Sample(CentralBaseline):
         "Vectorised: one Laplace draw per sampled row (same numbers as the step-wise form)."
         s = self.check_stream(stream)
         self.start(s.T, s.d, rng)
+        if self._exact: return CentralBaseline.run(self, s, self._rng)
         idx = np.arange(0, s.T, self.w)
         fresh = s.counts[idx] + self._rng.laplace(0.0, 1.0 / self.eps, (idx.size, s.d))
         self._est[:] = fresh[np.arange(s.T) // self.w]
@@ -313,7 +323,8 @@ class BD(CentralBaseline):
     name, paper = "BD", KELLARIS
     summary = "eps/(2w) per step on a private dissimilarity; publish with half the remaining eps/2 of the window"
     diagnostics = ("eps_dis", "eps_pub", "dis", "eps_cand")
-    noise_roles = {"_dissimilarity": ("statistic", lambda d: 1.0 / d), "_publish": ("release", 1.0)}
+    noise_roles = {"_dissimilarity": ("statistic", lambda d: 1.0 / d), "_publish": ("release", 1.0), "_exact_distance": ("statistic", 1.0)}
+    exact_noise = True   # exact form: integer releases, and the dissimilarity drawn on d * dis, an integer of sensitivity 1
     dis_share = 0.5   # fraction of eps per window for the dissimilarity (M1); M2 gets pub_share
     pub_share = 0.5
     _REMAINING = ("window", "w_slots", "history")
@@ -336,9 +347,13 @@ class BD(CentralBaseline):
         "M1: spend eps/(2w) on the noisy mean absolute distance to the last release (sensitivity 1/d)."
         e1 = self._e1()
         self._spend(e1, "eps_dis")
-        dis = mean_abs_change(x, self._last) + self._rng.laplace(0.0, 1.0 / (self._d * e1))
+        dis = self._exact_distance(x, e1) / self._d if self._exact else mean_abs_change(x, self._last) + self._rng.laplace(0.0, 1.0 / (self._d * e1))
         self._diag["dis"][self._t] = dis
         return dis
+
+    def _exact_distance(self, x, e1) -> float:
+        "Exact form of M1: sum |x - last| (integer counts, integer releases: an integer of sensitivity 1) + discrete Laplace(1/e1); / d is the noisy dis."
+        return float(np.abs(x - self._last).sum()) + self._rng.laplace(0.0, 1.0 / e1)
 
     def _remaining_budget(self) -> float:
         "What the window's publications have left of pub_share * eps (remaining='history': what the whole stream's have left)."
@@ -818,6 +833,7 @@ class Constant(CentralBaseline):
     derivation = "04_baselines: Constant (reads no data, spends 0)"
     name, paper = "Constant", "sanity baseline (this project)"
     summary = "release a public constant (default 0) at every timestamp; spends no budget"
+    exact_noise = True   # it draws nothing
 
     def __init__(self, eps=1.0, w=1, value=0.0):
         super().__init__(eps, w)

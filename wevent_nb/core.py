@@ -1038,11 +1038,14 @@ def noise_spends(m, draws, T: int, d: int, published) -> tuple[np.ndarray, float
         else: step_svt[t] = max(thr) + max(top)   # per_step: the costliest instance, once per timestamp
     return per_t + step_svt, standing
 
-def check_noise_ledger(mech, stream, seed: int = 0) -> dict:
-    "Run `mech` step-wise with a NoiseRecorder; raise NoiseNotBooked where its ledger books less than the draws imply."
+def check_noise_ledger(mech, stream, seed: int = 0, noise: str = "float") -> dict:
+    "Run `mech` step-wise with a NoiseRecorder (noise='exact': under primitives.ExactLaplace); raise NoiseNotBooked where its ledger books less than the draws imply."
     s = mech.check_stream(stream)
     rec = NoiseRecorder(seed)
-    mech.start(s.T, s.d, rng=rec)
+    if noise not in ("float", "exact"): raise _bad("noise", noise, "'float' or 'exact'")
+    if noise == "exact": from wevent_nb.primitives import ExactLaplace   # primitives builds on core: imported when asked for
+    wrap = (lambda g: g) if noise == "float" else ExactLaplace
+    mech.start(s.T, s.d, rng=wrap(rec))
     for t in range(s.T): rec.t = t; mech.step(s.counts[t])
     rel = mech.finish()
     implied, standing = noise_spends(mech, rec.draws, s.T, s.d, rel.published)
@@ -1055,7 +1058,7 @@ def check_noise_ledger(mech, stream, seed: int = 0) -> dict:
                              f"({len(bad)} timestamp(s) short); draws at t: {at}")
     if standing > slack(booked_standing):
         raise NoiseNotBooked(f"{type(mech).__name__}: its threshold noise implies a standing eps {standing:.6g}, the ledger books {booked_standing:.6g}")
-    again = mech.run(stream, rng=seed, check=False)
+    again = mech.run(stream, rng=wrap(np.random.default_rng(seed)), check=False)
     if not np.array_equal(again.estimates, rel.estimates):
         raise NoiseNotBooked(f"{type(mech).__name__}.run(rng={seed}) differs from its recorded step-wise run: its run is not tied to the recorded draws")
     return dict(draws=len(rec.draws), implied=implied, booked=booked, standing=standing, booked_standing=booked_standing, release=rel)
