@@ -286,20 +286,20 @@ def _dev_with(members, v):
 
 
 def _alg2_value_by_value(Y, mask, eps_g, theta, sens, w, rng):
-    "Algorithm 2 over every batch, value by value and group by group; the noise drawn as the vectorised form draws it."
+    "Algorithm 2 over every batch, value by value and group by group; the noise drawn as the vectorised form draws it (at position k, k tests and a threshold per batch)."
     s = 2 * w - 1
     groups, thr, lab = [[] for _ in Y], [[] for _ in Y], np.full(Y.shape, -1)
     for k in range(Y.shape[1]):
         act = np.flatnonzero(mask[:, k])
-        n_open = sum(len(groups[b]) for b in act)
-        z = list(rng.laplace(0.0, 4 * s * sens / eps_g, n_open)) if n_open else []
+        z = list(rng.laplace(0.0, 4 * s * sens / eps_g, k * act.size)) if k * act.size else []
         fresh = []
         for b in act:
-            zb, z = z[:len(groups[b])], z[len(groups[b]):]
+            zb, z = z[:k], z[k:]                                   # one test per group that can be open; the first len(groups[b]) are used
             j = next((j for j, G in enumerate(groups[b]) if _dev_with(G, Y[b, k]) + zb[j] < thr[b][j]), None)
             if j is None: j = len(groups[b]); groups[b].append([]); fresh.append(b)
             groups[b][j].append(Y[b, k]); lab[b, k] = j
-        for b, e in zip(fresh, rng.laplace(0.0, 2 * s * sens / eps_g, len(fresh)) if fresh else []): thr[b].append(theta + e)
+        e = dict(zip(act.tolist(), rng.laplace(0.0, 2 * s * sens / eps_g, act.size))) if act.size else {}   # a threshold per batch, used if it opens a group
+        for b in fresh: thr[b].append(theta + e[b])
     return lab
 
 

@@ -9,17 +9,17 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 import numpy as np
-from .core import (Mechanism, Release, Ledger, ScalarStream, HistogramStream, NoiseRecorder, register, as_rng,
+from .core import (Mechanism, Release, Ledger, RollingLedger, ScalarStream, HistogramStream, NoiseRecorder, register, as_rng,
                             check_eps, check_positive, check_bool, check_w, check_int, check_fraction, check_in_range, NoiseNotBooked, REL_TOL)
 from .baselines import PeGaSus, check_choice
 
 # %% auto #0
 __all__ = ['DELAY_PAPER', 'DELAY_NOISE_ROLES', 'dev', 'improvement_threshold', 'truncation_quality', 'tau_candidates',
-           'select_tau', 'continuous_grouping', 'group_deviations', 'discontinuous_grouping', 'release_groups',
-           'comporder_pairs', 'comporder_bits', 'comporder_postprocess', 'grr_buckets', 'bucket_of', 'bucorder_release',
-           'DelayMechanism', 'Naive', 'AdaPubEvent', 'ConstantMid', 'ContinReduce', 'ContinPP', 'PeGaSusDelay',
-           'DiscontinReduce', 'DiscontinPP', 'BucOrder', 'CompOrder', 'PeGaSusEvent', 'DiscontinHalfNoise',
-           'CompOrderHalfQuery', 'delay_noise_spends', 'check_delay_noise']
+           'select_tau', 'BatchDraws', 'as_draws', 'continuous_grouping', 'group_deviations', 'discontinuous_grouping',
+           'release_groups', 'comporder_pairs', 'comporder_bits', 'comporder_postprocess', 'grr_buckets', 'bucket_of',
+           'bucorder_draws', 'bucorder_release', 'DelayMechanism', 'Naive', 'AdaPubEvent', 'ConstantMid',
+           'ContinReduce', 'ContinPP', 'PeGaSusDelay', 'DiscontinReduce', 'DiscontinPP', 'BucOrder', 'CompOrder',
+           'PeGaSusEvent', 'DiscontinHalfNoise', 'CompOrderHalfQuery', 'delay_noise_spends', 'check_delay_noise']
 
 # %% ../nbs/14_delay.ipynb #63a2d88a
 DELAY_PAPER = "Li et al., Delay-allowed DP data stream release, NDSS 2025 (paper 004)"
@@ -58,15 +58,15 @@ def tau_candidates(d, step=5.0) -> np.ndarray:
     k = np.arange(1, int(d // step) + 1) * float(step)
     return k if k.size and k[-1] >= d else np.append(k, float(d))
 
-def select_tau(samples, taus, eps_p, eps_s, d, rng, top=64) -> np.ndarray:
-    "Report noisy max (Laplace 1/eps_s per candidate, as Sec. VI prints it) over Eq. (3), one threshold per row of `samples` (exact; see below)."
+def select_tau(samples, taus, eps_p, eps_s, d, rng, top=64, tau_min=None) -> np.ndarray:
+    "Report noisy max (Laplace 1/eps_s per candidate, as Sec. VI prints it) over Eq. (3), one threshold per row of `samples` (exact; see below); tau_min: the smallest candidate, if known."
     S, taus = np.atleast_2d(np.asarray(samples, float)), np.asarray(taus, float)
     K, b = taus.size, 1.0 / eps_s
     if K <= 4 * top:
         q = truncation_quality(S, taus, eps_p, d)
         return taus[np.argmax(q + _rnm_noise(rng, b, q.shape), axis=1)]
     u = b * math.log(K / (2 * top))                          # Pr[Lap(b) > u] = top / K
-    bound = math.sqrt(2) * (d - taus.min()) / (eps_p * d)    # Eq. (3) <= its Benefit at the smallest candidate
+    bound = math.sqrt(2) * (d - (taus.min() if tau_min is None else tau_min)) / (eps_p * d)    # Eq. (3) <= its Benefit at the smallest candidate
     out = np.empty(S.shape[0])
     for r in range(S.shape[0]):
         n = int(rng.binomial(K, top / K))                    # how many noises exceed u, where, and by how much
@@ -83,13 +83,54 @@ def select_tau(samples, taus, eps_p, eps_s, d, rng, top=64) -> np.ndarray:
 
 def _rnm_noise(rng, scale, shape): return rng.laplace(0.0, scale, shape)
 
+# %% ../nbs/14_delay.ipynb #b7c8b561
+class BatchDraws:
+    "The Laplace draws of a block of batches in the step-wise order (batch after batch): drawn ahead for a plain Generator, else where they are used."
+    def __init__(self, rng, sizes=None, units=None):
+        "sizes: the draws of each batch; units: its unit draws taken ahead (default: taken now from a plain Generator)."
+        self.rng, self.units = rng, units
+        if units is None and sizes is not None and type(rng) is np.random.Generator:   # a NoiseRecorder (any subclass) sees each draw where it is made
+            self.units = rng.laplace(0.0, 1.0, int(np.sum(sizes)))
+        if self.units is not None:
+            self.sizes = np.asarray(sizes, np.int64)
+            self.end = np.cumsum(self.sizes)
+            self.next = self.end - self.sizes                        # each batch's next unit draw
+            if self.units.size != (self.end[-1] if self.end.size else 0): raise ValueError("units: one per declared draw")
+
+    def draw(self, site, scale, rows, counts) -> np.ndarray:
+        "counts draws for each batch of `rows` (one count for all, rows distinct; or one per entry, rows nondecreasing), in that order, each entry's at its `scale` (one number or one per entry); `site(rng, scale, n)` draws them when none were drawn ahead."
+        rows, scale = np.asarray(rows, np.int64), np.asarray(scale, float)
+        c = np.asarray(counts, np.int64)
+        n = int(c) * rows.size if c.ndim == 0 else int(c.sum())
+        if n == 0: return np.zeros(0)
+        if self.units is None: return site(self.rng, scale if scale.ndim == 0 else np.repeat(scale, c), n)
+        if c.ndim == 0:
+            u = self.units[(self.next[rows][:, None] + np.arange(int(c))).ravel()]
+            self.next[rows] += int(c)
+            return u * scale if scale.ndim == 0 else (u.reshape(rows.size, int(c)) * scale[:, None]).ravel()
+        start = np.cumsum(c) - c                                     # where each entry's draws begin in the output
+        before = start - start[np.searchsorted(rows, rows)]          # draws of earlier entries of the same batch in this call
+        u = self.units[np.repeat(self.next[rows] + before - start, c) + np.arange(n)]
+        self.next += np.bincount(rows, c, self.next.size).astype(np.int64)
+        return u * (scale if scale.ndim == 0 else np.repeat(scale, c))
+
+    def close(self):
+        "Check that every batch drew exactly its declared draws (else the step-wise and the batch run would part)."
+        if self.units is not None and np.any(self.next != self.end):
+            raise RuntimeError(f"batches drew {self.next - (self.end - self.sizes)} of their declared {self.sizes} draws")
+
+def as_draws(rng) -> BatchDraws:
+    "A BatchDraws, or a generator wrapped to draw where the draws are used."
+    return rng if isinstance(rng, BatchDraws) else BatchDraws(rng)
+
+
 # %% ../nbs/14_delay.ipynb #705b00e6
 def _svt_threshold_noise(rng, scale, size): return rng.laplace(0.0, scale, size)
 def _svt_query_noise(rng, scale, size): return rng.laplace(0.0, scale, size)
 
 def continuous_grouping(Y, mask, eps_g, theta, sens, rng, dev_sens_factor=2.0) -> np.ndarray:
-    "Algorithm 6 on every row (batch) of Y at once: group labels (-1 outside `mask`); one SVT instance (c = 1) per group."
-    Y, mask = np.asarray(Y, float), np.asarray(mask, bool)
+    "Algorithm 6 on every row (batch) of Y at once: group labels (-1 outside `mask`); one SVT instance (c = 1) per group; one draw per value (its threshold or its test)."
+    Y, mask, draws = np.asarray(Y, float), np.asarray(mask, bool), as_draws(rng)
     nb, w = Y.shape
     sens = np.broadcast_to(np.asarray(sens, float), (nb,))
     b_thr, b_q = 2 * dev_sens_factor * sens / eps_g, 4 * dev_sens_factor * sens / eps_g
@@ -103,12 +144,12 @@ def continuous_grouping(Y, mask, eps_g, theta, sens, rng, dev_sens_factor=2.0) -
         if test.size:
             inside = (np.arange(k + 1)[None, :] >= gstart[test, None])
             d = dev(Y[test, :k + 1], where=inside)
-            join = d + _svt_query_noise(rng, b_q[test], test.size) < thr[test]
+            join = d + draws.draw(_svt_query_noise, b_q[test], test, 1) < thr[test]
             lab[test[join], k] = nxt[test[join]] - 1
             out = test[~join]                           # rejected: closes the group and is a singleton group
             lab[out, k] = nxt[out]; nxt[out] += 1; is_open[out] = False
         if new.size:
-            thr[new] = theta + _svt_threshold_noise(rng, b_thr[new], new.size)
+            thr[new] = theta + draws.draw(_svt_threshold_noise, b_thr[new], new, 1)
             lab[new, k] = nxt[new]; nxt[new] += 1; gstart[new] = k; is_open[new] = True
     return lab
 
@@ -123,8 +164,8 @@ def group_deviations(Y, lab, m) -> np.ndarray:
     return np.bincount(cell.ravel(), dist.ravel(), nr * G).reshape(nr, G)
 
 def discontinuous_grouping(Y, mask, eps_g, theta, sens, w, rng) -> np.ndarray:
-    "Algorithm 2 on every row (batch) of Y at once: first fit over the open groups, each judgement an SVT at eps_g/(2w-1)."
-    Y, mask = np.asarray(Y, float), np.asarray(mask, bool)
+    "Algorithm 2 on every row (batch) of Y at once: first fit over the open groups, each judgement an SVT at eps_g/(2w-1); k + 1 draws at position k."
+    Y, mask, draws = np.asarray(Y, float), np.asarray(mask, bool), as_draws(rng)
     nb, n = Y.shape
     sens = np.broadcast_to(np.asarray(sens, float), (nb,))
     s = 2 * w - 1                                      # Theorem 1: each judgement gets eps_g / (2w - 1)
@@ -139,17 +180,19 @@ def discontinuous_grouping(Y, mask, eps_g, theta, sens, w, rng) -> np.ndarray:
         yk, ngk = Y[rows, k], ng[rows]
         G = int(ngk.max())
         placed = np.zeros(act.size, bool); where = np.zeros(act.size, np.int64)
+        z = draws.draw(_svt_query_noise, b_q[rows], act, k).reshape(act.size, k)   # one per group that can be open (at most k)
         if G:
             m = (gsum[rows, :G] + yk[:, None]) / (gcnt[rows, :G] + 1)                  # mean of G_j with y_k
             d = group_deviations(Y[rows, :k], lab[rows, :k], m) + np.abs(yk[:, None] - m)
             valid = np.arange(G) < ngk[:, None]
-            d[valid] += _svt_query_noise(rng, np.repeat(b_q[rows], ngk), int(ngk.sum()))
+            d[valid] += z[:, :G][valid]
             ok = (d < thr[rows, :G]) & valid
             placed, where = ok.any(1), np.argmax(ok, 1)
+        e = draws.draw(_svt_threshold_noise, b_thr[rows], act, 1)                   # one per value: the threshold of the group it may open
         fresh = act[~placed]
         where[~placed] = ng[fresh]
         if fresh.size:
-            thr[fresh, ng[fresh]] = theta + _svt_threshold_noise(rng, b_thr[fresh], fresh.size)
+            thr[fresh, ng[fresh]] = theta + e[~placed]
             ng[fresh] += 1
         lab[act, k] = where
         gsum[act, where] += yk; gcnt[act, where] += 1
@@ -159,22 +202,25 @@ def discontinuous_grouping(Y, mask, eps_g, theta, sens, w, rng) -> np.ndarray:
 def _release_noise(rng, scale, size): return rng.laplace(0.0, scale, size)
 
 def release_groups(Y, labels, eps_p, sens, rng, mode="reduce", smoother="mean") -> np.ndarray:
-    "Noise addition and post-processing of a partition (labels per row, -1 = absent): noisy group sums / sizes, or the mean (median) of per-point noisy values."
-    Y, labels = np.asarray(Y, float), np.asarray(labels)
+    "Noise addition and post-processing of a partition (labels per row, -1 = absent): noisy group sums / sizes, or the mean (median) of per-point noisy values; one draw per member."
+    Y, labels, draws = np.asarray(Y, float), np.asarray(labels), as_draws(rng)
     nb, w = Y.shape
     sens = np.broadcast_to(np.asarray(sens, float), (nb,))
     eps_p = np.broadcast_to(np.asarray(eps_p, float), (nb,))
     m = labels >= 0
+    n = m.sum(1)                                         # members per row: the draws of each row (reduce: one per possible group)
     gid = (np.arange(nb)[:, None] * w + labels)[m]       # a group id that is unique over the whole block
     uniq, inv = np.unique(gid, return_inverse=True)
     size = np.bincount(inv).astype(float)
     bat = uniq // w
     out = np.full((nb, w), np.nan)
     if mode == "reduce":
-        noisy_sums = np.bincount(inv, Y[m]) + _release_noise(rng, sens[bat] / eps_p[bat], uniq.size)
+        z = draws.draw(_release_noise, sens / eps_p, np.arange(nb), n)
+        rank = np.arange(uniq.size) - np.searchsorted(bat, bat)           # a group's place among its row's groups
+        noisy_sums = np.bincount(inv, Y[m]) + z[(np.cumsum(n) - n)[bat] + rank]
         out[m] = (noisy_sums / size)[inv]
         return out
-    noisy = Y[m] + _release_noise(rng, np.broadcast_to((sens / eps_p)[:, None], (nb, w))[m], int(m.sum()))
+    noisy = Y[m] + draws.draw(_release_noise, sens / eps_p, np.arange(nb), n)
     out[m] = (np.bincount(inv, noisy) / size)[inv] if smoother == "mean" else _group_median(noisy, inv, uniq.size)[inv]
     return out
 
@@ -196,14 +242,15 @@ def comporder_pairs(T, w, lo_t, hi_t, rule="paper"):
     ok = i >= 0
     return i[ok], np.broadcast_to(t[:, None], i.shape)[ok], np.broadcast_to(np.arange(i.shape[1]), i.shape)[ok]
 
-def comporder_bits(y, greater, eps_g, w, sens, rng, rho, lo_t, hi_t, rule="paper"):
-    "Algorithm 3 for the pairs whose later element t is in [lo_t, hi_t): greater[i, t-i-1] = (y_i - y_t + noise > rho) ('x_i > x_t'); sens, rho: one per later element."
+def comporder_bits(y, greater, eps_g, w, sens, rng, rho, lo_t, hi_t, rule="paper", batch=None):
+    "Algorithm 3 for the pairs whose later element t is in [lo_t, hi_t): greater[i, t-i-1] = (y_i - y_t + noise > rho) ('x_i > x_t'); sens, rho (and, drawing from a BatchDraws, batch): one per later element."
     t, i = _pair_grid(w, lo_t, hi_t, rule)
     ok = i >= 0
     if not ok.any(): return greater
     per_q = 8 * w / eps_g if rule == "paper" else 4 * (2 * w - 1) / eps_g   # query noise per unit of sensitivity
     noise = np.zeros(i.shape)                                     # one draw per pair, in the order (t, k); sens bounds both elements'
-    noise[ok] = _svt_query_noise(rng, np.repeat(per_q * np.asarray(sens, float), ok.sum(1)), int(ok.sum()))
+    cnt = ok.sum(1)
+    noise[ok] = as_draws(rng).draw(_svt_query_noise, per_q * np.asarray(sens, float), np.zeros(t.size, np.int64) if batch is None else batch, cnt)
     bit = y[np.maximum(i, 0)] - y[t][:, None] + noise > np.asarray(rho, float)[:, None]
     for k in range(i.shape[1]):                                   # greater[t-1-k, k] over t: one slice per k
         a = max(0, k + 1 - lo_t)                                  # the first row whose pair exists
@@ -276,36 +323,58 @@ def comporder_postprocess(xhat, greater, xt, w, lo_t, hi_t, rule="paper"):
     return xt
 
 # %% ../nbs/14_delay.ipynb #1e1ecc93
+def _grr_keep(n_b, eps_g) -> float:
+    "GRR's probability of keeping the true bucket: e^eps / (e^eps + n_b - 1)."
+    return math.exp(eps_g) / (math.exp(eps_g) + n_b - 1)
+
 def grr_buckets(b, n_b, eps_g, rng) -> np.ndarray:
     "Generalized randomized response over n_b buckets: keep with p = e^eps/(e^eps + n_b - 1), else one of the other n_b - 1 uniformly."
     b = np.asarray(b, np.int64)
     if n_b == 1: return b.copy()
-    p = math.exp(eps_g) / (math.exp(eps_g) + n_b - 1)
-    keep = rng.random(b.shape) < p
+    keep = rng.random(b.shape) < _grr_keep(n_b, eps_g)
     other = rng.integers(0, n_b - 1, b.shape)
-    other += other >= b                                  # uniform over the buckets != b
-    return np.where(keep, b, other)
+    return np.where(keep, b, other + (other >= b))      # the alternative: uniform over the buckets != b
 
 def bucket_of(y, m, n_b) -> np.ndarray:
     "0-based bucket of each value: floor(y / m), the domain's top value in the last bucket."
     return np.minimum(np.floor(np.asarray(y, float) / m).astype(np.int64), n_b - 1)
 
-def bucorder_release(Y, mask, m, n_b, d, eps_g, eps_p, sens, rng, clip=True):
-    "Algorithm 5 on every row (batch): GRR buckets, Laplace on each bucket's sum, mean clipped to the bucket's range."
+def bucorder_draws(rng, n, n_b, eps_g, scale, alt=None) -> tuple:
+    "The draws of batches of n values (scale: each batch's Laplace scale), batch after batch: GRR's (keep or not; the alternatives from `alt` if given), then min(n, n_b) Laplace draws, one per bucket it can fill."
+    n = np.asarray(n)
+    p, keep, other, z = _grr_keep(n_b, eps_g), [], [], []
+    for k, s in zip(n.tolist(), np.broadcast_to(scale, n.shape).tolist()):
+        if n_b > 1:
+            keep.append(rng.random(k) < p)
+            if alt is None: other.append(rng.integers(0, n_b - 1, k))
+        z.append(_release_noise(rng, s, min(k, n_b)))
+    if n_b > 1 and alt is not None: other = [alt.integers(0, n_b - 1, int(n.sum()))]   # the same numbers as one call per batch
+    cat = lambda parts, dt: np.concatenate(parts) if parts else np.zeros(0, dt)
+    return cat(keep, bool), cat(other, np.int64), cat(z, float)
+
+def bucorder_release(Y, mask, m, n_b, d, eps_g, eps_p, sens, rng, clip=True, ahead=None):
+    "Algorithm 5 on every row (batch): GRR buckets, Laplace on each bucket's sum, mean clipped to the bucket's range; drawn batch after batch (`bucorder_draws`, or `ahead`: those draws taken before)."
     Y, mask = np.asarray(Y, float), np.asarray(mask, bool)
-    lab = np.where(mask, grr_buckets(bucket_of(np.where(mask, Y, 0.0), m, n_b), n_b, eps_g, rng), -1)
     nb, w = Y.shape
     sens = np.broadcast_to(np.asarray(sens, float), (nb,))
     eps_p = np.broadcast_to(np.asarray(eps_p, float), (nb,))
+    n = mask.sum(1); k = np.minimum(n, n_b)
+    keep, other, z = bucorder_draws(rng, n, n_b, eps_g, sens / eps_p) if ahead is None else ahead
+    b = bucket_of(Y[mask], m, n_b)                      # the values' buckets, batch after batch
+    lab = np.full((nb, w), -1, np.int64)
+    lab[mask] = b if n_b == 1 else np.where(keep, b, other + (other >= b))   # GRR: kept, or uniform over the other buckets
     gid = (np.arange(nb)[:, None] * n_b + lab)[mask]
     uniq, inv = np.unique(gid, return_inverse=True)
     size = np.bincount(inv).astype(float)
-    mean = (np.bincount(inv, Y[mask]) + _release_noise(rng, (sens / eps_p)[uniq // n_b], uniq.size)) / size
+    bat = uniq // n_b
+    rank = np.arange(uniq.size) - np.searchsorted(bat, bat)   # a bucket's place among its batch's buckets
+    mean = (np.bincount(inv, Y[mask]) + z[(np.cumsum(k) - k)[bat] + rank]) / size
     if clip:
         j = uniq % n_b
         mean = np.clip(mean, j * m, np.minimum((j + 1) * m, d))
     out = np.full((nb, w), np.nan); out[mask] = mean[inv]
     return out, lab
+
 
 # %% ../nbs/14_delay.ipynb #62f628e1
 DELAY_NOISE_ROLES = {"_release_noise": ("release", 1.0), "_rnm_noise": ("rnm", 1.0),
@@ -313,11 +382,13 @@ DELAY_NOISE_ROLES = {"_release_noise": ("release", 1.0), "_rnm_noise": ("rnm", 1
 
 class DelayMechanism(Mechanism):
     "Event-level DP release of a ScalarStream after a delay w: batches of w values, optional sensitivity truncation, per-event ledger."
-    paper, stream_kind = DELAY_PAPER, "scalar"
+    paper, stream_kind, online = DELAY_PAPER, "scalar", True
     eps_g_default: ClassVar[float] = 0.0      # eps_g / eps (the authors' code's split: the paper leaves it open)
     realtime: ClassVar[bool] = False          # released at arrival (no batching) when not truncating
     noise_roles: ClassVar[dict] = DELAY_NOISE_ROLES
     svt_reach: ClassVar[int] = 0              # later batches whose draws can still involve an event (CompOrder: 1)
+    unit_draws: ClassVar[bool] = False        # draws Laplace units through a BatchDraws (from a generator that must see each draw: one batch at a time)
+    buffers: ClassVar[dict] = {"_z": 0.0, "_est": np.nan}   # per-timestamp arrays (online: the open batch and the history it reads) and their blank
 
     def __init__(self, eps, w, truncation=False, interval=5, tau_step=5.0, clip_output=False, eps_g_frac=None):
         super().__init__(eps, w)
@@ -343,40 +414,91 @@ class DelayMechanism(Mechanism):
     @property
     def batch_len(self) -> int: return 1 if (self.realtime and not self.truncation) else self.w
 
+    @property
+    def history(self) -> int:
+        "Timestamps before a batch that processing it reads (CompOrder: w)."
+        return 0
+
+    def _shares(self, b) -> np.ndarray:
+        "The eps each event of batches b spends (rows: grouping/ordering, tau selection, release; one column per batch)."
+        b = np.asarray(b)
+        es = np.where(self.truncation & (b % self.interval == 0), self.eps_p / 2, 0.0)
+        return np.stack([np.full(b.shape, self.eps_g), es, self.eps_p - es])
+
     # --- step-wise form -------------------------------------------------------------------------------------------
     def start(self, T, d=1, rng=None, lo=None, hi=None):
-        "Begin a step-wise run over T timestamps of a stream with public domain [lo, hi]; returns self."
-        T = check_int(T, "T", minimum=1)
+        "Begin a step-wise run over T timestamps of a stream with public domain [lo, hi] (T=None: an online run with no end); returns self."
+        if T is not None: T = check_int(T, "T", minimum=1)
         if d != 1: raise ValueError(f"d={d!r} is not allowed: a scalar stream has d=1")
         if lo is None or hi is None: raise ValueError(f"{type(self).__name__}.start needs the public domain: start(T, 1, rng, lo=..., hi=...)")
         if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi): raise ValueError(f"(lo, hi)={(lo, hi)!r} is not allowed: finite with lo < hi")
         self._rng, self._T, self._t, self._lo, self._hi, self._d = as_rng(rng), T, 0, float(lo), float(hi), float(hi - lo)
-        self._z, self._est = np.zeros(T), np.full(T, np.nan)
-        n = -(-T // self.batch_len)
-        self._sens, self._eps_s, self._eps_g_b = np.full(n, self._d), np.zeros(n), np.full(n, self.eps_g)
-        self._tau, self._done = self._d, 0
+        L = self.batch_len
+        n = T if T is not None else self.history + L     # online: the open batch and the history it reads, never more
+        self._off = 0                                      # the timestamp at index 0 of the per-timestamp arrays
+        for name, blank in self.buffers.items(): setattr(self, name, np.full(n, blank))
+        self._tau, self._prev_sens, self._done, self._cands = self._d, self._d, 0, None
+        if T is None:                                      # an event is charged when its batch closes (at most L - 1 later; CompOrder: a batch more)
+            self.books, self.last_info, self._log = RollingLedger.events(self.eps, reach=(1 + self.svt_reach) * L - 1), {}, None
+        else:
+            nb = -(-T // L)
+            self.books, self._log = None, {}
+            self._sens, self._eps_s = np.full(nb, self._d), np.zeros(nb)
         self._init()
         return self
 
     def _init(self): pass
 
+    def __getstate__(self):
+        "The state to pickle (an online run's, resumed bit for bit): the tau grid is remade when needed, not stored."
+        return {**self.__dict__, "_cands": None}
+
+    def _check_value(self, x) -> float:
+        "One value of the stream, in its domain (a clear ValueError otherwise)."
+        try: a = np.asarray(x, dtype=float)
+        except (TypeError, ValueError): raise ValueError(f"x={x!r} is not allowed: a scalar stream takes one number per step") from None
+        if a.size != 1: raise ValueError(f"x must be one number (a scalar stream), got shape {a.shape}")
+        return float(check_in_range(a.reshape(1), self._lo, self._hi, "x")[0])
+
     def step(self, x):
         "Consume the next value; return (timestamps, values) released at this step (empty until a batch is due)."
         if not hasattr(self, "_T"): raise RuntimeError(f"call {type(self).__name__}.start(T, 1, rng, lo=, hi=) before step(x)")
-        if self._t >= self._T: raise ValueError(f"step called more than T={self._T} times")
-        x = float(check_in_range(np.atleast_1d(np.asarray(x, float)), self._lo, self._hi, "x")[0])
-        self._z[self._t] = x - self._lo
-        self._t += 1
-        L = self.batch_len
-        if self._t % L == 0 or self._t == self._T:
-            b = (self._t - 1) // L
-            self._blocks(b, b + 1)
-        return self._released_at(self._t - 1)
+        if self._T is not None and self._t >= self._T: raise ValueError(f"step called more than T={self._T} times")
+        x = self._check_value(x)
+        t, L = self._t, self.batch_len
+        due = (t + 1) % L == 0 or t + 1 == self._T
+        if self._T is None:
+            if due: self._book(t // L, t)               # the batch's spends, checked before anything is stored or drawn
+            if t % L == 0: self._roll(t)
+        self._z[t - self._off] = x - self._lo
+        self._t = t + 1
+        if due: self._blocks(t // L, t // L + 1)
+        return self._released_at(t)
+
+    def _book(self, b, t):
+        "Online: book what every event of batch b spends, at t (its last step), in one checked spend (PrivacyBudgetExceeded records nothing)."
+        share = self._shares(np.array([b]))[:, 0]
+        share = share[share > 0]
+        if share.size: self.books.spend_ranges(t, share, b * self.batch_len, t + 1)
+
+    def _roll(self, t):
+        "Online: move the per-timestamp arrays on to the batch that starts at t, keeping the history it reads."
+        s = max(0, t - self.history) - self._off
+        if s <= 0: return
+        for name, blank in self.buffers.items():
+            a = getattr(self, name); a[:-s] = a[s:]; a[-s:] = blank
+        self._off += s
 
     def _released_at(self, s):
-        rt = self.release_times()
-        ts = np.flatnonzero(rt == s) if s < self._T else np.zeros(0, np.int64)
-        return ts, self._out(self._est[ts])
+        "The timestamps released at step s and their values."
+        ts = self._due(s)
+        return ts, self._out(self._est[ts - self._off])
+
+    def _due(self, s) -> np.ndarray:
+        "The timestamps released at step s: its batch when s closes one (the arrival when real time)."
+        L = self.batch_len
+        if (s + 1) % L and s + 1 != self._T: return np.zeros(0, np.int64)
+        return np.arange(s - s % L, s + 1)
 
     def release_times(self) -> np.ndarray:
         "The timestamp at which each value is released (its batch's end; the arrival when real time)."
@@ -390,69 +512,107 @@ class DelayMechanism(Mechanism):
     # --- batches --------------------------------------------------------------------------------------------------
     def _block_view(self, b0, b1):
         L = self.batch_len
+        T = b1 * L if self._T is None else self._T       # online batches are whole
         idx = np.arange(b0 * L, b1 * L)
-        mask = (idx < self._T).reshape(b1 - b0, L)
-        Z = np.where(mask, self._z[np.minimum(idx, self._T - 1)].reshape(b1 - b0, L), 0.0)
+        mask = (idx < T).reshape(b1 - b0, L)
+        Z = np.where(mask, self._z[np.minimum(idx, T - 1) - self._off].reshape(b1 - b0, L), 0.0)
         return Z, mask
 
-    def _select_taus(self, Z, mask, b0):
-        "Per batch: the sensitivity (tau or the domain size) and eps_s (eps_p / 2 in update batches), tau carried over."
-        nb = Z.shape[0]
-        if not self.truncation: return np.full(nb, self._d), np.zeros(nb)
-        b = b0 + np.arange(nb)
-        upd = np.flatnonzero(b % self.interval == 0)
-        eps_s = np.zeros(nb); eps_s[upd] = self.eps_p / 2
-        new = np.full(nb, np.nan)
-        cands = tau_candidates(self._d, self.tau_step)
-        full = upd[mask[upd].all(1)]; part = upd[~mask[upd].all(1)]
-        if full.size: new[full] = select_tau(Z[full], cands, self.eps_p, self.eps_p / 2, self._d, self._rng)
-        for r in part: new[r] = select_tau(Z[r][mask[r]][None, :], cands, self.eps_p, self.eps_p / 2, self._d, self._rng)[0]
-        last = np.maximum.accumulate(np.where(np.isfinite(new), np.arange(nb), -1))
-        taus = np.where(last >= 0, new[np.maximum(last, 0)], self._tau)
-        self._tau = float(taus[-1])
-        return taus, eps_s
+    def _prepare(self, Z, mask, b0):
+        "Per batch its sensitivity (tau or the domain size) and eps_s, and its draws taken ahead, all in the step-wise order: a tau update's report noisy max, then the draws of the batches up to the next update."
+        nb = len(Z)
+        sens, eps_s, ahead = np.full(nb, self._d), np.zeros(nb), []
+        upd = (b0 + np.arange(nb)) % self.interval == 0 if self.truncation else np.zeros(nb, bool)
+        cuts = np.unique(np.r_[0, np.flatnonzero(upd), nb]).tolist()
+        for s0, s1 in zip(cuts[:-1], cuts[1:]):
+            if upd[s0]:                                    # report noisy max over the batch's own values, eps_p / 2 of its release share
+                if self._cands is None: self._cands = tau_candidates(self._d, self.tau_step)   # the public grid, made once a run
+                self._tau = float(select_tau(Z[s0][mask[s0]][None, :], self._cands, self.eps_p, self.eps_p / 2, self._d, self._rng, tau_min=self._cands[0])[0])
+                eps_s[s0] = self.eps_p / 2
+            if self.truncation: sens[s0:s1] = self._tau
+            ahead.append(self._draw_ahead(b0 + s0, mask[s0:s1], sens[s0:s1], self.eps_p - eps_s[s0:s1]))
+        return sens, eps_s, None if any(a is None for a in ahead) else tuple(np.concatenate(p) for p in zip(*ahead))
+
+    def _draw_ahead(self, b0, mask, sens, eps_p):
+        "The draws of batches b0.. (rows of mask), taken ahead in the step-wise order: their Laplace units (None: drawn where used, a batch at a time)."
+        if not self.unit_draws or type(self._rng) is not np.random.Generator: return None
+        return (self._rng.laplace(0.0, 1.0, int(self._draw_counts(b0, mask).sum())),)
+
+    def _draws(self, b0, mask, ahead) -> BatchDraws:
+        "The BatchDraws of batches b0.. (rows of mask): the units taken ahead, or the generator itself."
+        return BatchDraws(self._rng, self._draw_counts(b0, mask), None if ahead is None else ahead[0])
 
     def _blocks(self, b0, b1):
-        "Process batches b0..b1-1 (all at once: vectorised across batches)."
-        Z, mask = self._block_view(b0, b1)
-        sens, eps_s = self._select_taus(Z, mask, b0)
-        Y = np.minimum(Z, sens[:, None])
-        est = self._process(Y, mask, sens, self.eps_p - eps_s)
-        L = self.batch_len
-        idx = np.arange(b0 * L, b1 * L)[mask.ravel()]
-        self._est[idx] = est[mask]
-        self._sens[b0:b1], self._eps_s[b0:b1] = sens, eps_s
+        "Process batches b0..b1-1: in chunks, each vectorised across its batches and drawing what the batches draw one by one, in that order."
+        for c0, c1 in self._chunks(b0, b1): self._chunk(c0, c1)
         self._done = b1
 
-    def _process(self, Y, mask, sens, eps_p):
-        "Release of a block of batches (rows of Y, truncated values): the method's grouping/ordering, noise and post-processing."
+    def _draw_counts(self, b0, mask) -> np.ndarray:
+        "The Laplace draws each batch of a chunk makes through its BatchDraws (fixed by the batch's length, never by the data)."
+        return np.zeros(mask.shape[0], np.int64)
+
+    def _chunks(self, b0, b1):
+        "Runs of batches processed at once: at most ~2M draws taken ahead each; one batch at a time from a generator that must see each unit draw where it is made (a NoiseRecorder)."
+        if self.unit_draws and type(self._rng) is not np.random.Generator: cut = np.arange(b0, b1 + 1)
+        else:
+            per = int(self._draw_counts(0, np.ones((1, self.batch_len), bool))[0]) + 1
+            cut = np.r_[np.arange(b0, b1, max(1, (1 << 21) // per)), b1]
+        return zip(cut[:-1].tolist(), cut[1:].tolist())
+
+    def _chunk(self, b0, b1):
+        "Process batches b0..b1-1 at once (vectorised across batches)."
+        Z, mask = self._block_view(b0, b1)
+        sens, eps_s, ahead = self._prepare(Z, mask, b0)
+        Y = np.minimum(Z, sens[:, None])
+        est = self._process(Y, mask, sens, self.eps_p - eps_s, ahead)
+        L = self.batch_len
+        idx = np.arange(b0 * L, b1 * L)[mask.ravel()]
+        self._est[idx - self._off] = est[mask]
+        self._batch_info(b0, b1, sens=sens, eps_s=eps_s)
+
+    def _batch_info(self, b0, b1, sens, eps_s):
+        "Record the sensitivity and eps_s of batches b0..b1-1 (online: the latest batch's, in last_info)."
+        self._prev_sens = float(sens[-1])
+        if self._log is None: self.last_info.update(batch=b1 - 1, delta=float(sens[-1]), eps_s=float(eps_s[-1]))
+        else: self._sens[b0:b1], self._eps_s[b0:b1] = sens, eps_s
+
+    def _record(self, key, value):
+        "A per-batch diagnostic: kept for the Release (batch mode) or as the latest batch's (online: last_info)."
+        if self._log is None: self.last_info[key] = value[-1]
+        else: self._log.setdefault(key, []).append(value)
+
+    def _process(self, Y, mask, sens, eps_p, ahead=None):
+        "Release of a block of batches (rows of Y, truncated values; ahead: their draws taken ahead): the method's grouping/ordering, noise and post-processing."
         raise NotImplementedError
 
     def finish(self) -> Release:
         "The Release of a step-wise run (all T steps must have been made)."
+        if self._T is None: raise RuntimeError(f"{type(self).__name__} is running online (start(None, ...)): an online run has no end; "
+                                               "its releases were returned by step() and its spends are in .books")
         if self._t != self._T: raise ValueError(f"finish called after {self._t} of T={self._T} steps")
         T, L = self._T, self.batch_len
         bt = np.arange(T) // L
         rt = self.release_times()
         led = Ledger.events(T, self.eps)
-        eg, es = self._eps_g_b[bt], self._eps_s[bt]
-        ep = self.eps_p - es
+        shares = self._shares(np.arange(-(-T // L)))
         starts = np.arange(0, T, L); stops = np.minimum(starts + L, T); rts = np.minimum(stops - 1, T - 1)
-        for share in (self._eps_g_b, self._eps_s, self.eps_p - self._eps_s):    # grouping/ordering, tau selection, release
+        for share in shares:                                                    # grouping/ordering, tau selection, release
             if np.any(share > 0): led.spend_ranges(rts, share, starts, stops)
+        es = self._eps_s[bt]
         info = dict(release_time=rt, delay=rt - np.arange(T), batch_end=rt, delta=self._sens[bt].copy(),
-                    eps_g=eg, eps_s=es, eps_p=ep, **self._extra_info())
+                    eps_g=shares[0][bt], eps_s=es, eps_p=self.eps_p - es, **self._extra_info())
         return Release(self._out(self._est), np.ones(T, bool), led, self.name, self.params, info)
 
     def _extra_info(self) -> dict: return {}
 
     def run(self, stream, rng=None) -> Release:
-        "Process a whole ScalarStream, every batch at once (the step-wise form in one vectorised pass)."
+        "Process a whole ScalarStream, batches at once (vectorised across batches), drawing what the step-wise form draws: the same release."
         s = self.check_stream(stream)
         self.start(s.T, 1, rng, lo=s.lo, hi=s.hi)
         self._z[:] = s.values - s.lo; self._t = s.T
         self._blocks(0, -(-s.T // self.batch_len))
         return self.finish()
+
 
 # %% ../nbs/14_delay.ipynb #a7c44642
 @register
@@ -462,10 +622,13 @@ class Naive(DelayMechanism):
     derivation = "14_delay: Setting (Section III): Laplace((hi - lo)/eps) once per event"
     name, realtime = "Naive", True
     summary = "x_t + Lap(Delta_s/eps) per timestamp; with truncation, Delta_s = tau updated every `interval` batches"
-    def _process(self, Y, mask, sens, eps_p):
-        n = int(mask.sum())
+    def _draw_ahead(self, b0, mask, sens, eps_p):
+        "Every value's release noise, batch after batch (its scale is known ahead)."
+        n = mask.sum(1)
+        return (_release_noise(self._rng, np.repeat(sens / eps_p, n), int(n.sum())),)
+    def _process(self, Y, mask, sens, eps_p, ahead=None):
         out = np.full(Y.shape, np.nan)
-        out[mask] = Y[mask] + _release_noise(self._rng, np.broadcast_to((sens / eps_p)[:, None], Y.shape)[mask], n)
+        out[mask] = Y[mask] + ahead[0]
         return out
 
 @register
@@ -492,25 +655,31 @@ class ConstantMid(DelayMechanism):
         self.eps_p = 0.0
     @property
     def params(self) -> dict: return {"eps": self.eps, "w": self.w}
-    def _process(self, Y, mask, sens, eps_p): return np.full(Y.shape, self._d / 2)
+    def _process(self, Y, mask, sens, eps_p, ahead=None): return np.full(Y.shape, self._d / 2)
 
 # %% ../nbs/14_delay.ipynb #9dd4b65e
 class _Grouped(DelayMechanism):
     "Group-based release in a batch: a partition (eps_g), noise on group sums ('reduce') or points ('pp'), group means."
-    eps_g_default, mode = 0.2, "reduce"
+    eps_g_default, mode, unit_draws = 0.2, "reduce", True
     def __init__(self, eps, w, theta=3.0, truncation=False, interval=5, tau_step=5.0, clip_output=False, eps_g_frac=None):
         super().__init__(eps, w, truncation, interval, tau_step, clip_output, eps_g_frac)
         self.theta = float(theta)
         if not math.isfinite(self.theta): raise ValueError(f"theta={theta!r} is not allowed: theta must be a finite real number")
     @property
     def params(self) -> dict: return {**super().params, "theta": self.theta}
-    def _partition(self, Y, mask, sens): raise NotImplementedError
-    def _process(self, Y, mask, sens, eps_p):
-        lab = self._partition(Y, mask, sens)
-        self._groups.append(lab.max(1) + 1)
-        return release_groups(Y, lab, eps_p, sens, self._rng, self.mode)
-    def _init(self): self._groups = []
-    def _extra_info(self) -> dict: return {"groups_per_batch": np.concatenate(self._groups)}
+    def _partition(self, Y, mask, sens, draws): raise NotImplementedError
+    def _grouping_draws(self, n): raise NotImplementedError
+    def _draw_counts(self, b0, mask):
+        n = mask.sum(1)
+        return self._grouping_draws(n) + n                 # the grouping's, then one release draw per value (reduce: per possible group)
+    def _process(self, Y, mask, sens, eps_p, ahead=None):
+        draws = self._draws(0, mask, ahead)
+        lab = self._partition(Y, mask, sens, draws)
+        self._record("groups_per_batch", lab.max(1) + 1)
+        out = release_groups(Y, lab, eps_p, sens, draws, self.mode)
+        draws.close()
+        return out
+    def _extra_info(self) -> dict: return {"groups_per_batch": np.concatenate(self._log["groups_per_batch"])}
 
 @register
 class ContinReduce(_Grouped):
@@ -533,7 +702,8 @@ class ContinReduce(_Grouped):
     def params(self) -> dict: return {**super().params, "dev_sens_factor": self.dev_sens_factor}
     @property
     def svt_costs(self): return (1.0, 2.0)           # one SVT instance per group, c = 1
-    def _partition(self, Y, mask, sens): return continuous_grouping(Y, mask, self.eps_g, self.theta, sens, self._rng, self.dev_sens_factor)
+    def _grouping_draws(self, n): return n                  # one per value: its group's threshold or its test
+    def _partition(self, Y, mask, sens, draws): return continuous_grouping(Y, mask, self.eps_g, self.theta, sens, draws, self.dev_sens_factor)
 
 @register
 class ContinPP(ContinReduce):
@@ -558,7 +728,8 @@ class DiscontinReduce(_Grouped):
     def svt_costs(self):
         s = 2 * self.w - 1                              # Theorem 1: 2w - 1 judgements' worth per event, each an SVT with c = 1
         return (float(s), 2.0 * s)
-    def _partition(self, Y, mask, sens): return discontinuous_grouping(Y, mask, self.eps_g, self.theta, sens, self.w, self._rng)
+    def _grouping_draws(self, n): return n * (n + 1) // 2    # at position k: a test for each of the (at most k) open groups, a threshold
+    def _partition(self, Y, mask, sens, draws): return discontinuous_grouping(Y, mask, self.eps_g, self.theta, sens, self.w, draws)
 
 @register
 class DiscontinPP(DiscontinReduce):
@@ -581,13 +752,14 @@ class BucOrder(DelayMechanism):
     def params(self) -> dict: return {**super().params, "m": self.m}
     def _init(self):
         self.n_b = max(1, math.ceil(self._d / self.m))    # buckets over the whole public domain (also when truncating)
-        self._buckets = []
-    def _process(self, Y, mask, sens, eps_p):
-        out, lab = bucorder_release(Y, mask, self.m, self.n_b, self._d, self.eps_g, eps_p, sens, self._rng)
-        self._buckets.append(lab)
+        self._alt = np.random.default_rng(int(self._rng.integers(1 << 63)))   # GRR's alternatives: a generator of their own, seeded from rng
+    def _draw_ahead(self, b0, mask, sens, eps_p): return bucorder_draws(self._rng, mask.sum(1), self.n_b, self.eps_g, sens / eps_p, self._alt)
+    def _process(self, Y, mask, sens, eps_p, ahead=None):
+        out, lab = bucorder_release(Y, mask, self.m, self.n_b, self._d, self.eps_g, eps_p, sens, self._rng, ahead=ahead)
+        self._record("bucket", lab)
         return out
     def _extra_info(self) -> dict:
-        lab = np.concatenate(self._buckets).ravel()
+        lab = np.concatenate(self._log["bucket"]).ravel()
         return {"bucket": lab[lab >= 0], "n_b": self.n_b, "p_keep": math.exp(self.eps_g) / (math.exp(self.eps_g) + self.n_b - 1)}
 
 # %% ../nbs/14_delay.ipynb #fab4b58a
@@ -596,7 +768,8 @@ class CompOrder(DelayMechanism):
     "CompOrder (Algorithms 3-4): noisy order bits with the next w values (SVT), per-value Laplace, released inside the implied interval."
     accounting_options = {"truncation": (True,), "rule": ("artifact",)}
     derivation = "14_delay: CompOrder (Algorithms 3-4; Theorem 2: two SVTs with c = w per event)"
-    name, eps_g_default, svt_reach = "CompOrder", 0.25, 1
+    name, eps_g_default, svt_reach, unit_draws = "CompOrder", 0.25, 1, True
+    buffers = {**DelayMechanism.buffers, "_greater": False, "_xhat": 0.0, "_sens_t": np.nan}   # online: 2w rows (a block and the w before it)
     summary = "noisy comparisons with w successors (eps/4), Lap per value (3 eps/4), clamp into the order interval; rule='paper' or 'artifact'"
     def __init__(self, eps, w, rule="paper", truncation=False, interval=5, tau_step=5.0, clip_output=False, eps_g_frac=None):
         super().__init__(eps, w, truncation, interval, tau_step, clip_output, eps_g_frac)
@@ -610,28 +783,41 @@ class CompOrder(DelayMechanism):
     def release_times(self) -> np.ndarray:
         "x_t is released at t + w (the end of the stream at the latest)."
         return np.minimum(np.arange(self._T) + self.w, self._T - 1)
+    @property
+    def history(self) -> int: return self.w                # the pairs and Algorithm 4 reach w timestamps back
+    def _due(self, s) -> np.ndarray:
+        if s + 1 == self._T: return np.arange(max(0, s - self.w), s + 1)
+        return np.arange(s - self.w, s - self.w + 1) if s >= self.w else np.zeros(0, np.int64)
     def _init(self):
-        self._greater = np.zeros((self._T, self.w), bool)
-        self._xhat, self._sens_t = np.zeros(self._T), np.full(self._T, self._d)
-        self._rho = np.zeros(self._T)
-    def _blocks(self, b0, b1):
+        self._greater = np.zeros((self._z.size, self.w), bool)   # greater[i, k]: the bit of the pair (i, i + 1 + k)
+        self._rho0 = 0.0                                      # the stream's threshold (without truncation: drawn once)
+    def _draw_counts(self, b0, mask):
+        "A block's threshold (with truncation; else the stream's, in block 0), one query per pair, one release draw per value."
+        t = b0 * self.w + np.arange(mask.size).reshape(mask.shape)
+        pairs = np.where(mask, np.minimum(t, self.w if self.rule == "paper" else self.w - 1), 0).sum(1)
+        thr = np.ones(len(mask), np.int64) if self.truncation else (b0 + np.arange(len(mask)) == 0).astype(np.int64)
+        return thr + pairs + mask.sum(1)
+    def _chunk(self, b0, b1):
         "Blocks of w timestamps (the tau schedule); the order bits of each pair are drawn at its later element's block end."
         Z, mask = self._block_view(b0, b1)
-        sens, eps_s = self._select_taus(Z, mask, b0)
-        lo_t, hi_t = b0 * self.w, min(b1 * self.w, self._T)
-        st = self._sens_t; st[lo_t:hi_t] = np.repeat(sens, self.w)[:hi_t - lo_t]
-        y = np.minimum(self._z, st)                           # truncated values (only indices < hi_t are used)
-        blk = np.arange(lo_t, hi_t) // self.w
-        pair = np.maximum(sens, np.r_[self._sens[b0 - 1] if b0 else sens[0], sens[:-1]])   # a block's pairs reach one block back
+        sens, eps_s, ahead = self._prepare(Z, mask, b0)
+        nb, off = b1 - b0, self._off
+        lo, hi = b0 * self.w - off, b0 * self.w + int(mask.sum()) - off   # positions in the per-timestamp arrays
+        st = self._sens_t; st[lo:hi] = np.repeat(sens, self.w)[:hi - lo]
+        y = np.minimum(self._z, st)                           # truncated values (only positions < hi are used)
+        blk = np.arange(hi - lo) // self.w
+        pair = np.maximum(sens, np.r_[self._prev_sens if b0 else sens[0], sens[:-1]])   # a block's pairs reach one block back
+        draws = self._draws(b0, mask, ahead)
         if self.truncation:                                   # then a threshold per block, as large as its pairs' sensitivity
-            self._rho[lo_t:hi_t] = _svt_threshold_noise(self._rng, 4 * pair / self.eps_g, pair.size)[blk - b0]
-        elif b0 == 0: self._rho[:] = _svt_threshold_noise(self._rng, 4 * self._d / self.eps_g, 1)[0]   # Alg. 3 line 1: once
-        comporder_bits(y, self._greater, self.eps_g, self.w, np.repeat(pair, self.w)[:hi_t - lo_t], self._rng, self._rho[lo_t:hi_t], lo_t, hi_t, self.rule)
-        eps_p = np.repeat(self.eps_p - eps_s, self.w)[:hi_t - lo_t]
-        self._xhat[lo_t:hi_t] = y[lo_t:hi_t] + _release_noise(self._rng, st[lo_t:hi_t] / eps_p, hi_t - lo_t)
-        comporder_postprocess(self._xhat, self._greater, self._est, self.w, lo_t, hi_t, self.rule)
-        self._sens[b0:b1], self._eps_s[b0:b1] = sens, eps_s
-        self._done = b1
+            rho = draws.draw(_svt_threshold_noise, 4 * pair / self.eps_g, np.arange(nb), 1)
+        else:
+            if b0 == 0: self._rho0 = float(draws.draw(_svt_threshold_noise, 4 * self._d / self.eps_g, [0], 1)[0])   # Alg. 3 line 1: once
+            rho = np.full(nb, self._rho0)
+        comporder_bits(y, self._greater, self.eps_g, self.w, np.repeat(pair, self.w)[:hi - lo], draws, rho[blk], lo, hi, self.rule, batch=blk)
+        self._xhat[lo:hi] = y[lo:hi] + draws.draw(_release_noise, sens / (self.eps_p - eps_s), np.arange(nb), mask.sum(1))
+        draws.close()
+        comporder_postprocess(self._xhat, self._greater, self._est, self.w, lo, hi, self.rule)
+        self._batch_info(b0, b1, sens=sens, eps_s=eps_s)
     def finish(self) -> Release:
         rel = super().finish()
         rt = self.release_times()
@@ -655,16 +841,23 @@ class PeGaSusEvent(DelayMechanism):
     def svt_costs(self): return (1.0, 2.0)
     def _init(self):
         # baselines.PeGaSus thresholds at theta_mult / eps_g in units of the sensitivity: theta (data units) / Delta_s
-        self._base = PeGaSus(self.eps, 1, ratio_g=self.eps_g_frac, theta_mult=self.theta / self._d * self.eps_g).start(self._T, 1, self._rng)
-        self._sens[:] = 1.0                                    # its draws are in units of Delta_s
+        online = self._T is None                               # online: its one-bin step reads no per-timestamp array, so one timestamp's arrays do
+        self._base = PeGaSus(self.eps, 1, ratio_g=self.eps_g_frac, theta_mult=self.theta / self._d * self.eps_g).start(1 if online else self._T, 1, self._rng)
+        if not online: self._sens[:] = 1.0                     # its draws are in units of Delta_s
         self._base_rel = None                                  # the shared PeGaSus's Release when `run` hands it the whole stream
+    def _shares(self, b) -> np.ndarray:
+        "Per event (w = 1: each its own batch): the shared PeGaSus's grouping and perturbation shares."
+        b = np.asarray(b)
+        return np.stack([np.full(b.shape, self._base.eps_g), np.full(b.shape, self._base.eps_pp)])
     def _blocks(self, b0, b1):
         if b0 == 0 and b1 == self._T:                          # the whole stream (run): the shared PeGaSus's own run, same draws
             self._base_rel = self._base.run(HistogramStream(self._z[:, None] / self._d), rng=self._rng, check=False)   # checked once, as this release
             self._est[:] = self._base_rel.estimates[:, 0] * self._d
         else:
             for t in range(b0, b1):
-                self._est[t] = self._base._advance(np.array([self._z[t] / self._d]))[0][0] * self._d
+                x = np.array([self._z[t - self._off] / self._d])
+                est = self._base._advance(x)[0] if self._T is not None else self._base._step(x)[0]   # online: its step, no record of it
+                self._est[t - self._off] = est[0] * self._d
         self._done = b1
     def finish(self) -> Release:
         rel = super().finish()
@@ -680,7 +873,7 @@ class PeGaSusEvent(DelayMechanism):
 class DiscontinHalfNoise(DiscontinReduce):
     "Deliberately wrong: books eps_p for the group sums but draws Laplace(Delta_s / (2 eps_p)) (not registered)."
     name = "DiscontinHalfNoise"
-    def _process(self, Y, mask, sens, eps_p): return super()._process(Y, mask, sens / 2, eps_p)
+    def _process(self, Y, mask, sens, eps_p, ahead=None): return super()._process(Y, mask, sens / 2, eps_p, ahead)
 
 class CompOrderHalfQuery(CompOrder):
     "Deliberately wrong: its order comparisons draw half the noise Theorem 2 needs, booked as if they did not (not registered)."
