@@ -15,8 +15,8 @@ CASES = {  # name -> (mechanism, parameters, start arguments, input generator: (
     "LBD": ("LBD", dict(eps=1.0, w=20), dict(d=8, N=10_000), lambda g, n: g.multinomial(10_000, np.full(8, 1 / 8), n).astype(float)),
     "CAPP": ("CAPP", dict(eps=1.0, w=20), dict(N=1_000, lo=0.0, hi=1.0), lambda g, n: g.random((n, 1_000))),
     "PBD": ("PBD", dict(), dict(d=8, eps_i=np.repeat([0.5, 1.0], 500), w_i=np.repeat([10, 20], 500)),
-            lambda g, n: g.integers(0, 100, (n, 8)).astype(float)),
-    "DiscontinPP": ("DiscontinPP", dict(eps=1.0, w=20), dict(d=1, lo=0.0, hi=100.0), lambda g, n: g.random(n) * 100),
+            lambda g, n: g.integers(0, 8, (n, 1_000))),
+    "Discontin_pp": ("Discontin_pp", dict(eps=1.0, w=20), dict(d=1, lo=0.0, hi=100.0), lambda g, n: g.random(n) * 100),
 }
 BLOCK = 10_000
 

@@ -64,8 +64,5 @@ def test_online_state_does_not_grow(info):
     run(50 * W); b = len(pickle.dumps(s.mech))
     assert b <= a * 1.02 + 64, (a, b)
 
-def test_every_registered_mechanism_is_online_or_says_so():
-    "A mechanism without an online form is refused by Session with a clear message (the list shrinks as families go online)."
-    for info in OFFLINE:
-        with pytest.raises(NotImplementedError, match="no online form"):
-            Session(build(info), rng=0, **case(info.stream_kind, np.random.default_rng(0))[1])
+def test_every_registered_mechanism_is_online():
+    assert not OFFLINE, [i.name for i in OFFLINE]

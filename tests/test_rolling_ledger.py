@@ -106,3 +106,15 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="accounts"): L.spend(0, 0.1, [2])
     with pytest.raises(ValueError, match="amount"): L.spend(0, float("nan"), [0])
     with pytest.raises(ValueError, match="t"): L.spend(-1, 0.1)
+
+@pytest.mark.parametrize("seed", range(20))
+def test_rolling_equals_full_central_fast_path(seed):
+    "One account, float amounts at int timestamps: the scalar path central mechanisms take at every step."
+    rng = np.random.default_rng(300 + seed)
+    w, T, t, ops = int(rng.integers(1, 8)), 60, 0, []
+    while t < T:
+        ops.append(("spend", t, float(rng.choice(AMOUNTS)) * (0.5 if rng.random() < 0.3 else 1.0), None))
+        if rng.random() < 0.05 and not any(o[0] == "standing" for o in ops): ops.append(("standing", t, 0.125, 0))
+        t += int(rng.choice([0, 1, 1, 1, 2]))
+    acc, ref = compare(Ledger.central(T + 1, 1.0, w), RollingLedger.central(1.0, w), ops)
+    assert acc > 0

@@ -713,6 +713,8 @@ class RollingLedger:
 
     def spend(self, t, amount, accounts=None):
         "Check, then record, that `accounts` (all when None; indices or a mask) each spend `amount` at t; if any window would exceed its budget, raise PrivacyBudgetExceeded and record nothing."
+        if accounts is None and self.n_accounts == 1 and self.w is not None and type(amount) is float and type(t) is int:
+            return self._spend_one(t, amount)
         t = self._check_t(t)
         acc = self._accounts(accounts)
         try: amt = np.broadcast_to(np.asarray(amount, dtype=float), acc.shape)
@@ -730,6 +732,18 @@ class RollingLedger:
         elif self.w is None: self._total[u] += add
         else: self._ring[u, t % self._times.size] += add
         self.n_spends += acc.size
+        return self
+
+    def _spend_one(self, t, amount):
+        "`spend` of one account's float at an int t (a central mechanism's every step): the same rule in a few scalar operations."
+        if t < max(self.t, 0): self._check_t(t)                       # raises the error the general path gives
+        if not (amount >= 0 and math.isfinite(amount)): raise _bad("amount", amount, "finite and >= 0")
+        after = float(np.dot(self._ring[0], self._times > t - self.w[0])) + amount
+        if t >= self._standing_from[0]: after += float(self._standing[0])
+        if after > self.eps[0] * (1 + REL_TOL): self._refuse(np.zeros(1, np.int64), t, np.array([after]))
+        self._move_to(t)
+        self._ring[0, t % self._times.size] += amount
+        self.n_spends += 1
         return self
 
     def spend_ranges(self, t, amount, start, stop):
