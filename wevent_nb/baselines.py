@@ -456,6 +456,8 @@ class FAST(FASTWholeStream, CentralBaseline):
     summary = "Kalman filter per bin, PID-controlled sampling, at most ceil(0.075 w) samples at eps/M in any window"
     diagnostics = ("eps_pub", "interval")
 
+    exact_noise = True   # its one draw is a sample x + Lap(1/e) of integer counts; the Kalman filter and the PID read only those samples
+
     def __init__(self, eps, w, ratio=0.075, Q=1e5, R=1e6, P0=100.0, Kp=0.9, Ki=0.1, Kd=0.0, Ti=5, theta=5.0, xi=0.1, I0=1):
         super().__init__(eps, w)
         self.ratio = check_fraction(ratio, "ratio")
@@ -543,8 +545,9 @@ class DSAT(DSATWholeStream, CentralBaseline):
     diagnostics = ("eps_pub", "eps_svt", "threshold", "base")
     flags = ("compared",)
     noise_roles = {"_publish": ("release", 1.0), "_new_threshold": ("svt_threshold", lambda d: 1.0 / d),
-                   "_test": ("svt_query", lambda d: 1.0 / d)}
+                   "_test": ("svt_query", lambda d: 1.0 / d), "_exact_threshold": ("svt_threshold", 1.0), "_exact_query": ("svt_query", 1.0)}
     svt_mode = "restart"
+    exact_noise = True   # exact form: the test on d * mean|x - last| (integers), its noises on the same units (Exact noise, below)
     _ELAPSED = ("window", "absolute")
 
     def __init__(self, eps, w, ratio=0.15, T0=0.025, delta=0.05, theta_P=0.5, T_max=2.0, skip=2, elapsed="window"):
@@ -568,16 +571,26 @@ class DSAT(DSATWholeStream, CentralBaseline):
         self._sens = 1.0 / self._d                    # the test's sensitivity: mean |H_t - last release| moves by <= 1/d
         self._b_rho, self._b_nu = 2 * self._sens / self.e_inst, 4 * self._sens / self.e_inst   # the threshold's and the query's scales
         self._base_at, self._thr_at, self._compared = self._diag["base"], self._diag["threshold"], self._diag["compared"]
-        self._times, self._base, self._rho = deque(), self.T0, None
+        self._times, self._base, self._rho, self._rho_units = deque(), self.T0, None, 0.0
         self._standing(self.e_inst, start=0)          # the instance open at a window's end
 
     def _new_threshold(self):
-        "Threshold noise of a fresh instance: rho ~ Lap(Delta / (e_inst / 2))."
-        self._rho = self._rng.laplace(0.0, self._b_rho)
+        "Threshold noise of a fresh instance: rho ~ Lap(Delta / (e_inst / 2)) (exact: d rho, an integer, ~ DLap(2 / e_inst))."
+        self._rho = self._exact_threshold() / self._d if self._exact else self._rng.laplace(0.0, self._b_rho)
 
     def _test(self, x) -> bool:
-        "One query of the open instance: mean |x - last| + Lap(2 Delta / (e_inst / 2)) >= base + rho."
+        "One query of the open instance: mean |x - last| + Lap(2 Delta / (e_inst / 2)) >= base + rho (exact: the same in units of 1/d)."
+        if self._exact: return float(np.abs(x - self._last).sum()) + self._exact_query() >= self._d * self._base + self._rho_units
         return mean_abs_change(x, self._last) + self._rng.laplace(0.0, self._b_nu) >= self._base + self._rho
+
+    def _exact_threshold(self) -> float:
+        "Exact threshold noise in units of 1/d (where the query d * mean|x - last| is an integer of sensitivity 1): DLap(2 / e_inst)."
+        self._rho_units = self._rng.laplace(0.0, self._b_rho * self._d)
+        return self._rho_units
+
+    def _exact_query(self) -> float:
+        "Exact query noise in units of 1/d: DLap(4 / e_inst)."
+        return self._rng.laplace(0.0, self._b_nu * self._d)
 
     def _feedback(self, t):
         "Move the noise-free base towards the target sampling rate C_D / w (public sample counts only), clipped to [0, T_max]."
