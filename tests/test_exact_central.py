@@ -11,7 +11,7 @@ EXACT = [i for i in list_mechanisms() if i.cls.exact_noise]
 FLOAT_ONLY = [i for i in list_mechanisms(stream_kind="histogram") if not i.cls.exact_noise]
 
 def test_the_exact_forms_are_the_derived_ones():
-    assert {i.name for i in EXACT} == {"Uniform", "Sample", "BD", "BA", "Constant", "FAST", "DSAT"}
+    assert {i.name for i in EXACT} == {"Uniform", "Sample", "BD", "BA", "Constant", "FAST", "DSAT", "SPAS"}
 
 @pytest.mark.parametrize("info", EXACT, ids=lambda i: i.name)
 @pytest.mark.parametrize("w", [1, 5])
@@ -39,6 +39,12 @@ def test_dsat_exact_threshold_and_query_in_units_of_one_over_d():
     rel = get_mechanism("DSAT", eps=1.0, w=10).run(HistogramStream(X), rng=ExactLaplace(4))
     u = (rel.info["threshold"] - rel.info["base"]) * 4
     assert np.allclose(u, np.round(u), rtol=0, atol=1e-9) and np.any(u != 0)
+
+@pytest.mark.parametrize("kw", [{"svt": "strict"}, {"dis": "raw"}, {"direct_release": False}])
+def test_spas_exact_forms(kw):
+    rel = get_mechanism("SPAS", eps=1.0, w=8, **kw).run(HistogramStream(X), rng=ExactLaplace(4))
+    assert np.all(rel.estimates == np.round(rel.estimates)) and rel.info["compared"].any()
+    check_noise_ledger(get_mechanism("SPAS", eps=1.0, w=8, **kw), HistogramStream(X), seed=4, noise="exact")
 
 def test_half_noise_caught_under_exact_noise():
     with pytest.raises(NoiseNotBooked, match="BDHalfNoise"):

@@ -10,7 +10,7 @@ import math
 from collections import deque
 import numpy as np
 from .core import (Mechanism, Release, Ledger, RollingLedger, HistogramStream, register, as_rng, check_eps, check_positive, check_w,
-                            check_int, check_fraction, check_counts, PrivacyBudgetExceeded, UnprovenConfiguration)
+                            check_int, check_fraction, check_counts, check_lattice, PrivacyBudgetExceeded, UnprovenConfiguration)
 from .baselines import array_mean, Recent, StepValue, check_affordable
 
 # %% auto #0
@@ -208,12 +208,26 @@ class SPASSampling:
     def noise_roles(self) -> dict:
         "What each draw is (core.noise_spends): releases of sensitivity delta; test noise for the query's largest move (within delta for dis='release', 2/d for 'raw')."
         q = self.delta if self.dis == "release" else (lambda d: 2.0 / d)
+        qu = (lambda d: d * self.delta) if self.dis == "release" else 2.0    # the same in units of 1/d (the exact form's draws)
         return {"_release": ("release", self.delta), "_threshold_noise": ("svt_threshold", q),
-                "_svt_query": ("svt_query", q), "_strict_query": ("statistic", q)}
+                "_svt_query": ("svt_query", q), "_strict_query": ("statistic", q), "_exact_threshold_noise": ("svt_threshold", qu),
+                "_exact_svt_query": ("svt_query", qu), "_exact_strict_query": ("statistic", qu)}
 
-    def _threshold_noise(self, e1): return self._rng.laplace(0.0, self._dq / e1)
+    @property
+    def _exact(self) -> bool: return getattr(self._rng, "exact", False)
+
+    def _threshold_noise(self, e1): return self._exact_threshold_noise(e1) / self._d if self._exact else self._rng.laplace(0.0, self._dq / e1)
     def _svt_query(self, dis, C, e2): return dis + self._rng.laplace(0.0, 2 * C * self._dq / e2)
     def _strict_query(self, dis, eps_s): return dis + self._rng.laplace(0.0, self.w * self._dq / eps_s)
+    # the exact form (Exact noise, below): the query in units of 1/d, D = d * dis, an integer; every noise DLap(d * its float scale)
+    def _exact_threshold_noise(self, e1):
+        self._rho_units = self._rng.laplace(0.0, self._d * self._dq / e1)
+        return self._rho_units
+    def _exact_svt_query(self, D, C, e2): return D + self._rng.laplace(0.0, self._d * 2 * C * self._dq / e2)
+    def _exact_strict_query(self, D, eps_s): return D + self._rng.laplace(0.0, self._d * self.w * self._dq / eps_s)
+    def _dis_units(self, t, x) -> float:
+        "d * dis: an integer when x and the releases are (exact noise)."
+        return float(np.abs(x - (self._last if self.dis == "release" else self._prev_x)).sum())
 
     def _threshold_at(self, t):
         "Draw the threshold noise where a test needs a new one: the main phase's first step (paper), every block's first (redraw)."
@@ -240,12 +254,16 @@ class SPASSampling:
         if not self._can_test(C, R, A): return False
         if self.svt != "strict":
             self._compared[t] = True
-            if not self._svt_query(self._dis(t, x), C, self._e2) > thr + self._rho: return False
+            if self._exact:
+                if not self._exact_svt_query(self._dis_units(t, x), C, self._e2) > self._d * thr + self._rho_units: return False
+            elif not self._svt_query(self._dis(t, x), C, self._e2) > thr + self._rho: return False
             s2 = self._e2 / C
         else:
             self._compared[t], self._sq[t] = True, self.eps_s / self.w
             self._book(t, self.eps_s / self.w)                    # the comparison, before its draw
-            if not self._strict_query(self._dis(t, x), self.eps_s) > thr: return False
+            if self._exact:
+                if not self._exact_strict_query(self._dis_units(t, x), self.eps_s) > self._d * thr: return False
+            elif not self._strict_query(self._dis(t, x), self.eps_s) > thr: return False
             s2 = 0.0
         scale = C * self.delta / self.eps_p
         if self.unbooked_s2_topup: scale = self.delta / (p + max(A - s2, 0.0))   # NOT private: the window's idle SVT budget, never booked
@@ -261,7 +279,7 @@ class SPASStepwise:
         if T is None and self.unproven() and not self.allow_unproven:    # no Release to flag: refused at the door
             raise UnprovenConfiguration(type(self).__name__, self.unproven())
         self._hist = ReleaseHistory(T, self.w, self.n_E, self.var_estimator)
-        self._rng, self._T, self._d, self._t = as_rng(rng), T, d, 0
+        self._rng, self._T, self._d, self._t, self._rho_units = as_rng(rng), T, d, 0, 0.0
         if T is None:       # online: the rolling books, charged at each step; the window's spends in rings; the latest step's diagnostics
             self.books, self._ledger, self._out = RollingLedger.central(self.eps, self.w), None, None
             self._sp, self._s2, self._sq = Recent(self.w), Recent(self.w), StepValue(0.0)
@@ -292,7 +310,7 @@ class SPASStepwise:
         "Consume the histogram of the next timestamp; return (release, published). A bad x raises a ValueError and changes nothing."
         if not hasattr(self, "_T"): raise RuntimeError(f"call {type(self).__name__}.start(T, d, rng) before step(x)")
         if self._T is not None and self._t >= self._T: raise ValueError(f"the run was started for T={self._T} timestamps: no timestamp is left")
-        x = check_counts(x, "x", ndim=1)
+        x = check_lattice(check_counts(x, "x", ndim=1), self._rng)
         if x.shape != (self._d,): raise ValueError(f"x must have shape ({self._d},), got {x.shape}")
         est, pub = self._step(x.copy())          # a copy: dis='raw' keeps x, and the caller may reuse its buffer
         return est.copy(), pub
@@ -318,6 +336,7 @@ class SPASStepwise:
         "Release the whole stream (Algorithm 2 with the paper's warm-up, C update and direct releases): the step-wise form in a loop."
         s = self.check_stream(stream)
         self.start(s.T, s.d, rng)
+        check_lattice(s.counts, self._rng, "counts")
         for x in s.counts: self._step(x)
         return self.finish()
 
@@ -337,6 +356,7 @@ def _choice(name, value):
 @register
 class SPAS(SPASStepwise, SPASSampling, SPASSteps, Mechanism):
     "SPAS (Algorithm 2): adaptive sampling count + weighted SVT + direct releases, central w-event DP."
+    exact_noise = True   # exact form: integer releases, the sampling test in units of 1/d (Exact noise)
     name, paper, stream_kind = "SPAS", "SPAS (paper 001)", "histogram"
     summary = "Predicts the optimal sampling count C* per window, samples with a weighted SVT, spends idle budget directly"
     derivation = "11_spas: The sampling test (the redrawn test, Eqs. R1-R2; the strict test) and The query (dis='raw')"
