@@ -93,3 +93,22 @@ def test_bad_flag_and_unknown_mechanism(tmp_path, capsys):
     a = args(tmp_path); a[1] = "NoSuchMechanism"
     feed(tmp_path / "in.csv", 5)
     assert main(a) == 2 and "no mechanism named" in capsys.readouterr().err
+
+def test_scalar_stream_released_after_its_delay_and_resumed(tmp_path, capsys):
+    "An event-level scalar stream (the delay family, float noise: no exact form on real values): rows 't,value' as each batch closes."
+    v = np.random.default_rng(2).random(40) * 10
+    (tmp_path / "in.csv").write_text("\n".join(f"{x:.6f}" for x in v[:23]) + "\n")
+    a = ["release", "Discontin_pp", "--eps", "1", "--w", "5", "--state", str(tmp_path / "s.state"), "--input", str(tmp_path / "in.csv"),
+         "--output", str(tmp_path / "out.csv"), "--seed", "3", "--lo", "0", "--hi", "10"]
+    assert main(a) == 2 and "no exact-noise form" in capsys.readouterr().err
+    assert main(a + ["--noise", "float"]) == 0
+    (tmp_path / "in.csv").write_text("\n".join(f"{x:.6f}" for x in v) + "\n")
+    assert main(a + ["--noise", "float"]) == 0                        # resumed: the same command, a longer file
+    rows = (tmp_path / "out.csv").read_text().splitlines()
+    assert rows[0] == "t,value" and [int(r.split(",")[0]) for r in rows[1:]] == list(range(40))
+    s = Session(get_mechanism("Discontin_pp", eps=1.0, w=5), rng=3, d=1, lo=0.0, hi=10.0)
+    want = {}
+    for x in np.array([float(f"{x:.6f}") for x in v]):
+        ts, vals = s.step(x).release; want.update(zip(ts.tolist(), vals.tolist()))
+    assert [float(r.split(",")[1]) for r in rows[1:]] == [want[t] for t in range(40)]
+    assert main(a[:-4] + ["--noise", "float"]) == 2                   # no --lo/--hi

@@ -238,7 +238,7 @@ def release_stream(mechanism: str, eps: float, w: int, state, input="-", output=
     if kind == "scalar" and (lo is None or hi is None): raise ValueError(f"{mech.name} releases a scalar stream: give its public domain --lo and --hi")
     store = StateStore(state); stored = store.read(); store.close()
     start_kw = dict(lo=float(lo), hi=float(hi)) if kind == "scalar" else {}
-    if stored is not None: start_kw["d"] = stored["config"]["start"].get("d", 1)
+    if stored is not None and kind == "histogram": start_kw["d"] = stored["config"]["start"].get("d")
     elif kind == "histogram" and d is not None: start_kw["d"] = int(d)
     fin = sys.stdin if input == "-" else open(input)
     skip = 0
