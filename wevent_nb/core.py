@@ -1072,7 +1072,7 @@ def check_noise_ledger(mech, stream, seed: int = 0, noise: str = "float") -> dic
                              f"({len(bad)} timestamp(s) short); draws at t: {at}")
     if standing > slack(booked_standing):
         raise NoiseNotBooked(f"{type(mech).__name__}: its threshold noise implies a standing eps {standing:.6g}, the ledger books {booked_standing:.6g}")
-    again = mech.run(stream, rng=wrap(np.random.default_rng(seed)), check=False)
+    again = mech.run(stream, rng=seed if noise == "float" else wrap(np.random.default_rng(seed)), check=False)
     if not np.array_equal(again.estimates, rel.estimates):
         raise NoiseNotBooked(f"{type(mech).__name__}.run(rng={seed}) differs from its recorded step-wise run: its run is not tied to the recorded draws")
     return dict(draws=len(rec.draws), implied=implied, booked=booked, standing=standing, booked_standing=booked_standing, release=rel)
