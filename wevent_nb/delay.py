@@ -841,8 +841,8 @@ class PeGaSusEvent(DelayMechanism):
     def svt_costs(self): return (1.0, 2.0)
     def _init(self):
         # baselines.PeGaSus thresholds at theta_mult / eps_g in units of the sensitivity: theta (data units) / Delta_s
-        online = self._T is None                               # online: its one-bin step reads no per-timestamp array, so one timestamp's arrays do
-        self._base = PeGaSus(self.eps, 1, ratio_g=self.eps_g_frac, theta_mult=self.theta / self._d * self.eps_g).start(1 if online else self._T, 1, self._rng)
+        online = self._T is None                               # online: the shared PeGaSus online too (its own form: bounded state, its books charged at its step)
+        self._base = PeGaSus(self.eps, 1, ratio_g=self.eps_g_frac, theta_mult=self.theta / self._d * self.eps_g).start(self._T, 1, self._rng)
         if not online: self._sens[:] = 1.0                     # its draws are in units of Delta_s
         self._base_rel = None                                  # the shared PeGaSus's Release when `run` hands it the whole stream
     def _shares(self, b) -> np.ndarray:
@@ -856,7 +856,7 @@ class PeGaSusEvent(DelayMechanism):
         else:
             for t in range(b0, b1):
                 x = np.array([self._z[t - self._off] / self._d])
-                est = self._base._advance(x)[0] if self._T is not None else self._base._step(x)[0]   # online: its step, no record of it
+                est = self._base._advance(x)[0]                    # its step (online: no record of it kept)
                 self._est[t - self._off] = est[0] * self._d
         self._done = b1
     def finish(self) -> Release:

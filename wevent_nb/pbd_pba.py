@@ -12,7 +12,7 @@ import numpy as np
 from .core import (Mechanism, Release, Ledger, RollingLedger, UnprovenConfiguration, PersonalizedPopulation,
                             HistogramStream, NoiseRecorder, NoiseNotBooked, REL_TOL, register, as_rng, check_eps, check_w,
                             check_bool, check_int, check_array, check_categories, check_fraction)
-from .baselines import BD, BA, check_choice
+from .baselines import BD, BA, check_choice, check_affordable
 from .primitives import GRR, laplace_variance
 from .data import personalized_params, two_type_params
 
@@ -22,9 +22,9 @@ PAPER = "Du et al. 2025, Infinite Stream Estimation under Personalized w-Event P
 __all__ = ['PAPER', 'USERS', 'TWO_TYPE_BASE', 'THRESHOLDS', 'OBS_MEMO_BYTES', 'sm_probabilities', 'sm_cost', 'sm_sample',
            'sm_sample_users', 'sm_disturb', 'err_s', 'err_dp', 'budget_key', 'obs_errors', 'obs', 'dissimilarity',
            'check_user_params', 'UserTypes', 'check_assignment', 'assign_budgets', 'assigned_population',
-           'PersonalizedMethod', 'PWSM', 'PBD', 'PBA', 'PLBU', 'ConservativeBD', 'ConservativeBA', 'PBAStaleLast',
-           'PBDHalfNoise', 'PBDNoSampling', 'SamplingRecorder', 'check_personalized_noise', 'square_harmonic',
-           'utility_terms', 'lemma47_bound', 'dc_error_bound', 'pbd_error_bound', 'pba_error_bound']
+           'PersonalizedMethod', 'PWSM', 'PBD', 'PBA', 'PLBU', 'EveryUserBooks', 'ConservativeBD', 'ConservativeBA',
+           'PBAStaleLast', 'PBDHalfNoise', 'PBDNoSampling', 'SamplingRecorder', 'check_personalized_noise',
+           'square_harmonic', 'utility_terms', 'lemma47_bound', 'dc_error_bound', 'pbd_error_bound', 'pba_error_bound']
 
 # %% ../nbs/13_pbd_pba.ipynb #1ea157fe
 def sm_probabilities(budgets, theta) -> np.ndarray:
@@ -446,10 +446,34 @@ class PLBU(PersonalizedMethod):
         return self.finish()
 
 # %% ../nbs/13_pbd_pba.ipynb #d830d33e
+class EveryUserBooks:
+    "The inner BD/BA's books in a conservative online run: its central RollingLedger, each spend first checked against and charged to every user's account."
+    def __init__(self, central: RollingLedger, users: RollingLedger): self.central, self.users = central, users
+    def spend(self, t, amount, accounts=None):
+        "Check the central window can pay `amount` at t (recording nothing), check and charge every user (refused: nothing recorded), then charge the central books."
+        if accounts is not None: raise ValueError("a conservative run's central books have one account: spend(t, amount) charges it and every user")
+        check_affordable(self.central, t, amount)
+        self.users.spend(t, amount)
+        self.central.spend(t, amount)
+        return self
+    def window_spent(self, accounts=None, t=None) -> np.ndarray: return self.central.window_spent(accounts, t)
+    def headroom(self, accounts=None, t=None) -> np.ndarray: return self.central.headroom(accounts, t)
+    def account_name(self, a) -> str: return self.central.account_name(a)
+    @property
+    def eps(self) -> np.ndarray: return self.central.eps
+    @property
+    def w(self) -> np.ndarray: return self.central.w
+    @property
+    def t(self) -> int: return self.central.t
+    @property
+    def n_accounts(self) -> int: return self.central.n_accounts
+    def __repr__(self): return f"EveryUserBooks({self.central!r}, charged to {self.users!r})"
+
 class ConservativeBD(PersonalizedMethod):
     "Kellaris et al.'s BD at the conservative pair (min eps_i, max w_i) on the population's counts, its spends booked to every user (not registered)."
     name = "BD"
     base: ClassVar[type] = BD
+    online = True                                                  # start(None, ...): the inner BD/BA online (section Online form)
     noise_roles: ClassVar[dict] = BD.noise_roles
     summary = "BD at (min eps_i, max w_i)"
     derivation = "13_pbd_pba: BD and BA at the conservative pair (BD and BA: 04_baselines; a window of w_i <= max w_i holds at most min eps_i)"
@@ -458,23 +482,35 @@ class ConservativeBD(PersonalizedMethod):
         self.threshold = check_choice(threshold, "threshold", THRESHOLDS)
     @property
     def params(self) -> dict: return {**super().params, "threshold": self.threshold}
+    def _pair(self) -> tuple[float, int]:
+        "The uniform pair the inner BD/BA runs at: (min eps_i, max w_i) of the budgets computed with."
+        return float(self._ty.eps.min()), int(self._ty.w.max())
     def _make(self, T, eps_i, w_i):
-        "The inner BD/BA at (min eps_i, max w_i) of the budgets computed with; at w = T when the window is longer than the stream."
+        "The inner BD/BA at (min eps_i, max w_i) of the budgets computed with; in batch at w = T when the window is longer than the stream (online: no clamp, the stream has no length)."
         self._begin(eps_i, w_i)
-        w = min(int(self._ty.w.max()), check_int(T, "T", minimum=1))   # 04_baselines refuses w > T; on T slots a longer window is the whole stream
-        self._inner = self.base(float(self._ty.eps.min()), w, threshold=self.threshold)
+        eps, w = self._pair()
+        if T is not None: w = min(w, check_int(T, "T", minimum=1))   # 04_baselines refuses w > T; on T slots a longer window is the whole stream
+        self._T, self._inner = T, self.base(eps, w, threshold=self.threshold)
     def start(self, T, d, rng=None, eps_i=None, w_i=None):
-        "Begin a step-wise run: the inner BD/BA at (min eps_i, max w_i); returns self."
-        if T is None: raise NotImplementedError(f"{type(self).__name__} has no online form yet: it runs {self.base.__name__} of wevent_nb.baselines, "
-                                                "which has none (start(None, ...) needs the inner mechanism online)")
-        self._make(T, eps_i, w_i); self._inner.start(T, d, rng)
+        "Begin a step-wise run over T slots (T=None: an unbounded online run) of the inner BD/BA at (min eps_i, max w_i); returns self."
+        self._make(T, eps_i, w_i)
+        if T is not None: self.books = None; self._inner.start(T, d, rng); return self
+        self._open_online()                                        # self.books: one account per user, at the declared (eps_i, w_i)
+        self._inner.start(None, d, rng)
+        self._inner.books = EveryUserBooks(self._inner.books, self.books)   # each inner spend charged to every user before its noise
         return self
     def step(self, x):
-        "Consume one slot's per-user values; return (release, published)."
+        "Consume one slot's per-user values (one per user, in [0, d)); return (release, published). A bad x raises a ValueError and changes nothing."
         v = check_categories(x, self._inner._d, "x", ndim=1)
+        if v.shape != (self._ty.N,): raise ValueError(f"x must hold one value per user ({self._ty.N}), got shape {v.shape}")
         return self._inner.step(np.bincount(v.astype(np.int64), minlength=self._inner._d).astype(float))
+    @property
+    def last_info(self) -> dict:
+        "The latest slot's diagnostics of the inner BD/BA."
+        return self._inner.last_info
     def finish(self) -> Release:
         "The inner release with its spends booked to every user's account."
+        self._no_end()
         return self._wrap(self._inner.finish())
     def _wrap(self, rel) -> Release:
         spent = np.repeat(rel.ledger.spent_per_timestamp(0)[None, :], self._ty.G, axis=0)
@@ -484,6 +520,7 @@ class ConservativeBD(PersonalizedMethod):
         "Run the inner BD/BA over the population's counts (its vectorised form)."
         s = self.check_stream(stream)
         self._make(s.T, s.eps, s.w)
+        self.books = None
         counts = UserTypes(np.ones(s.N), np.ones(s.N)).counts(s.values, s.d)[:, 0]
         return self._wrap(self._inner.run(HistogramStream(counts.astype(float)), rng, check=False))   # checked once, as the per-user release
 
