@@ -6,7 +6,7 @@ Docs: https://wevent-nb.github.io/wevent_nb/online.html.md"""
 
 # %% ../nbs/06_online.ipynb #938d4907
 from __future__ import annotations
-import json, math, os, pickle, sqlite3, time
+import hashlib, json, os, pickle, sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,7 +76,7 @@ class Step:
 def _jsonable(v):
     if isinstance(v, (bool, int, float, str)) or v is None: return v
     if isinstance(v, (np.integer, np.floating, np.bool_)): return v.item()
-    if isinstance(v, np.ndarray): return {"array_sha256": __import__("hashlib").sha256(np.ascontiguousarray(v).tobytes()).hexdigest(), "shape": list(v.shape)}
+    if isinstance(v, np.ndarray): return {"array_sha256": hashlib.sha256(np.ascontiguousarray(v).tobytes()).hexdigest(), "shape": list(v.shape)}
     if isinstance(v, (list, tuple)): return [_jsonable(x) for x in v]
     if isinstance(v, dict): return {str(k): _jsonable(x) for k, x in v.items()}
     return repr(v)
