@@ -14,13 +14,16 @@ import numpy as np
 from .core import (Ledger, RollingLedger, PrivacyBudgetExceeded, UnprovenConfiguration, REL_TOL, Release, Mechanism,
                             HistogramStream, LaplaceSource, register, as_rng, check_eps, check_positive, check_w,
                             check_int, check_fraction, check_counts, check_array, check_lattice)
+from .engine import njit, Port, NO_PORT, NO_RNG, lap, lap_add, spend, afford, mean_abs_diff, pairwise_sum
 
 # %% auto #0
-__all__ = ['KELLARIS', 'PAIRWISE_MIN', 'check_real', 'check_choice', 'StepValue', 'Recent', 'RowsSince', 'check_affordable',
-           'CentralBaseline', 'Uniform', 'Sample', 'bd_threshold', 'numpy_sum', 'array_mean', 'mean_abs_change',
-           'mean_rel_change', 'BD', 'BA', 'FASTWholeStream', 'FAST', 'DSATWholeStream', 'DSAT', 'DSATClipped',
-           'sorted_median', 'sorted_medians', 'group_means', 'AdaPubWholeStream', 'AdaPub', 'group_deviation',
-           'PeGaSusWholeStream', 'PeGaSus', 'Constant', 'BDHalfNoise', 'BAStaleLast', 'DSATNoThresholdNoise']
+__all__ = ['KELLARIS', 'PAIRWISE_MIN', 'DIS', 'PUB', 'EXACT_DIS', 'WINDOW', 'W_SLOTS', 'HISTORY', 'check_real', 'check_choice',
+           'StepValue', 'Recent', 'RowsSince', 'check_affordable', 'CentralBaseline', 'Uniform', 'Sample',
+           'bd_threshold', 'numpy_sum', 'array_mean', 'mean_abs_change', 'mean_rel_change', 'window_sum', 'ring_set',
+           'dissimilarity', 'bd_steps', 'BD', 'ba_steps', 'BA', 'FASTWholeStream', 'FAST', 'DSATWholeStream', 'DSAT',
+           'DSATClipped', 'sorted_median', 'sorted_medians', 'group_means', 'AdaPubWholeStream', 'AdaPub',
+           'group_deviation', 'PeGaSusWholeStream', 'PeGaSus', 'Constant', 'BDHalfNoise', 'BAStaleLast',
+           'DSATNoThresholdNoise']
 
 # %% ../nbs/04_baselines.ipynb #59b653dd
 KELLARIS = "Kellaris et al. 2014 (used by SPAS and PBD/PBA)"
@@ -120,6 +123,9 @@ class CentralBaseline(Mechanism):
     diagnostics: ClassVar[tuple] = ()       # per-timestamp float diagnostics recorded in Release.info
     flags: ClassVar[tuple] = ()             # per-timestamp boolean diagnostics
     online: ClassVar[bool] = True
+    kernel: ClassVar = None                 # the compiled step (07_engine) of a method that has one: run, step, online and batched runs call it
+    sites: ClassVar[tuple] = ()             # the names its draws are filed under, by the site numbers its kernel passes (noise_roles' keys)
+    _step = None                            # a method without a kernel (or a subclass replacing it) steps in Python
 
     def start(self, T, d, rng=None):
         "Begin a step-wise run over T timestamps of dimension d (T < w is a legitimate prefix of an infinite stream; T=None: an online run with no end, in memory independent of t); returns self."
@@ -169,11 +175,43 @@ class CentralBaseline(Mechanism):
         "Charge `amount` to every window holding a timestamp >= start (threshold noise drawn once): in the ledger, or checked in the books online."
         (self._ledger if self.books is None else self.books).standing(amount, start=start)
 
+    @property
+    def _compiled_step(self) -> bool:
+        "Does this run step through the kernel (a class with one, whose `_step` no subclass replaced)?"
+        return self.kernel is not None and type(self)._step is None
+
+    def _kernel_args(self, out: dict) -> tuple:
+        "The method's state, diagnostics (from `out`: name -> the array its rows are written to) and parameters, as its kernel takes them after the common ones."
+        raise NotImplementedError
+
+    def _compiled(self, X):
+        "Run the kernel over the rows X (the next len(X) timestamps): in compiled code with a plain Generator, else through a port (a NoiseRecorder or exact sampler sees each draw; online, the books charge each spend first)."
+        t0, n, online = self._t, X.shape[0], self._est is None
+        if online:    # one-row outputs, copied to the step's sinks below
+            est, pub, spent, o = np.zeros((n, self._d)), np.zeros(n, bool), np.zeros(n), t0
+            out = {k: np.zeros(n) for k in self.diagnostics} | {k: np.zeros(n, bool) for k in self.flags}
+        else: est, pub, spent, o, out = self._est, self._pub, self._spent, 0, self._diag
+        common = (np.ascontiguousarray(X, dtype=np.float64), t0, o, est, pub, spent)
+        args = self._kernel_args(out)
+        if online or type(self._rng) is not np.random.Generator:
+            afford_ = None if self.books is None else (lambda t, a: check_affordable(self.books, t, a))
+            with Port(self._rng, self.sites, book=None if self.books is None else self.books.spend, afford=afford_) as pid:
+                self.kernel(*common, NO_RNG, pid, self._exact, *args)
+        else: self.kernel(*common, self._rng, NO_PORT, False, *args)
+        self._t = t0 + n
+        if online:
+            for k, v in out.items(): self._diag[k][t0] += v[0]
+            return est[0], bool(pub[0])
+        return est[t0 + n - 1], bool(pub[t0 + n - 1])
+
     def _advance(self, x):
         t = self._t
         if self.books is not None and (sched := self._scheduled(t)):    # online: the step's scheduled spends, before any draw
             self.books.spend(t, sum(float(a) for a in sched.values()))
             for k, a in sched.items(): self._diag[k][t] += float(a)
+        if self._compiled_step:
+            est, pub = self._compiled(x[None, :])
+            return (est.copy() if self._est is None else est), pub
         est, pub = self._step(x)
         if self._est is None: self._last = np.array(est, dtype=float)      # online: only the latest release is kept
         else: self._est[t] = est; self._pub[t] = pub; self._last = self._est[t]
@@ -213,22 +251,24 @@ class CentralBaseline(Mechanism):
         s = self.check_stream(stream)
         self.start(s.T, s.d, rng)
         check_lattice(s.counts, self._rng, "counts")
-        if not self._run_fast(s.counts):
+        if self._compiled_step: self._compiled(s.counts)            # the kernel over the whole stream, in one call
+        elif not self._run_fast(s.counts):
             for x in s.counts: self._advance(x)
         return self.finish()
 
     def _run_fast(self, X) -> bool:
-        "A whole-stream loop that gives the step loop's numbers, where a method has one; True if it ran."
+        "A whole-stream loop that gives the step loop's numbers, where a method without a kernel has one; True if it ran."
         return False
+
+    def _whole_stream(self, cls) -> bool:
+        "May `cls`'s whole-stream loop run? Only on `cls` itself (a subclass may redefine a step or a draw) and a plain Generator (a NoiseRecorder must see every draw at its step)."
+        return type(self) is cls and type(self._rng) is np.random.Generator
 
     @property
     def _exact(self) -> bool:
         "Does this run draw exact discrete noise (an ExactLaplace generator)?"
         return getattr(self._rng, "exact", False)
 
-    def _whole_stream(self, cls) -> bool:
-        "May `cls`'s whole-stream loop run? Only on `cls` itself (a subclass may redefine a step or a draw) and a plain Generator (a NoiseRecorder must see every draw at its step)."
-        return type(self) is cls and type(self._rng) is np.random.Generator
 
 # %% ../nbs/04_baselines.ipynb #111220de
 @register
@@ -315,6 +355,53 @@ def mean_rel_change(new, old) -> float:
     return float(array_mean(np.abs(new - old) / np.maximum(np.abs(new), 1.0)))
 
 # %% ../nbs/04_baselines.ipynb #3b473348
+DIS, PUB, EXACT_DIS = 0, 1, 2          # BD's and BA's draw sites: the dissimilarity, the publication, the exact dissimilarity
+WINDOW, W_SLOTS, HISTORY = 0, 1, 2     # BD's `remaining` options, as its kernel takes them
+
+@njit(cache=True)
+def window_sum(ring, lo, t):
+    "Sum of entries lo..t-1 of a per-timestamp series kept in `ring` (entry u at u % n and u % n + n, n = len(ring) // 2, t - lo <= n): numpy's sum of the same slice."
+    n = ring.shape[0] // 2
+    return pairwise_sum(ring, lo % n, t - lo) if t > lo else 0.0
+
+@njit(cache=True)
+def ring_set(ring, t, v):
+    n = ring.shape[0] // 2
+    ring[t % n] = v; ring[t % n + n] = v
+
+@njit(cache=True)
+def dissimilarity(x, last, e1, exact, rng, pid):
+    "M1: the mean absolute change to the last release + Lap(1/(d e1)) (sensitivity 1/d); exact: sum |x - last| + DLap(1/e1), an integer of sensitivity 1, over d."
+    d = x.shape[0]
+    if exact:
+        a = np.empty(d)
+        for j in range(d): a[j] = abs(x[j] - last[j])
+        return (pairwise_sum(a, 0, d) + lap(rng, pid, 1.0 / e1, EXACT_DIS)) / d
+    return mean_abs_diff(x, last) + lap(rng, pid, 1.0 / (d * e1), DIS)
+
+@njit(cache=True)
+def bd_steps(X, t0, o, est, pub, spent, rng, pid, exact,                       # the rows, where they start, the outputs, the noise
+             last, e2_ring, e2_total, eps_dis, eps_pub, dis_at, cand_at,       # state and diagnostics
+             eps, w, dis_share, pub_share, threshold_mult, remaining, remaining_div, release_scale):
+    "BD's step over the rows of X (timestamps t0, t0 + 1, ...), written at row t - o of the outputs."
+    e1 = dis_share * eps / w
+    for i in range(X.shape[0]):
+        t = t0 + i; k = t - o
+        if remaining == HISTORY: left = pub_share * eps - e2_total[0]
+        else: left = pub_share * eps - window_sum(e2_ring, max(t - w + 1 if remaining == WINDOW else t - w, 0), t)
+        e2 = left / remaining_div                                              # public: the window's past publications
+        afford(pid, t, e1 + max(e2, 0.0))                                      # the most this step may spend, before its first draw
+        spend(pid, t, e1); spent[k] += e1; eps_dis[k] += e1
+        dis = dissimilarity(X[i], last, e1, exact, rng, pid)
+        dis_at[k], cand_at[k] = dis, e2
+        if remaining != HISTORY: ring_set(e2_ring, t, 0.0)
+        if e2 > 0 and dis > threshold_mult / e2:
+            spend(pid, t, e2); spent[k] += e2; eps_pub[k] += e2
+            if remaining == HISTORY: e2_total[0] += e2
+            else: ring_set(e2_ring, t, e2)
+            last[:] = lap_add(X[i], rng, pid, release_scale / e2, PUB); pub[k] = True
+        est[k] = last
+
 @register
 class BD(CentralBaseline):
     "Kellaris et al. 2014 Budget Distribution: private dissimilarity test, then half the window's remaining budget."
@@ -323,10 +410,13 @@ class BD(CentralBaseline):
     name, paper = "BD", KELLARIS
     summary = "eps/(2w) per step on a private dissimilarity; publish with half the remaining eps/2 of the window"
     diagnostics = ("eps_dis", "eps_pub", "dis", "eps_cand")
+    kernel, sites = staticmethod(bd_steps), ("_dissimilarity", "_publish", "_exact_distance")
     noise_roles = {"_dissimilarity": ("statistic", lambda d: 1.0 / d), "_publish": ("release", 1.0), "_exact_distance": ("statistic", 1.0)}
     exact_noise = True   # exact form: integer releases, and the dissimilarity drawn on d * dis, an integer of sensitivity 1
-    dis_share = 0.5   # fraction of eps per window for the dissimilarity (M1); M2 gets pub_share
+    dis_share = 0.5      # fraction of eps per window for the dissimilarity (M1); M2 gets pub_share
     pub_share = 0.5
+    remaining_div = 2.0  # a publication takes 1/remaining_div of what the window has left (2: half, the rule of Kellaris et al.)
+    release_scale = 1.0  # the publication's Laplace scale in units of 1/e2 (1: the scale its e2 pays for)
     _REMAINING = ("window", "w_slots", "history")
 
     def __init__(self, eps, w, threshold="kellaris", remaining="window"):
@@ -338,49 +428,44 @@ class BD(CentralBaseline):
     def params(self) -> dict: return {**super().params, "threshold": self.threshold, "remaining": self.remaining}
 
     def _init(self):
-        if self.remaining == "history": self._e2_total = 0.0          # every publication's budget so far, summed in time order
-        else: self._e2 = np.zeros(self._T) if self._T is not None else Recent(self.w)   # the publication budgets a window reads
+        n = self.w if self._T is None else min(self.w, self._T)          # the publications a window reads: the last w at most
+        self._e2_ring, self._e2_total = np.zeros(2 * n), np.zeros(1)
 
-    def _e1(self) -> float: return self.dis_share * self.eps / self.w
-
-    def _dissimilarity(self, x) -> float:
-        "M1: spend eps/(2w) on the noisy mean absolute distance to the last release (sensitivity 1/d)."
-        e1 = self._e1()
-        self._spend(e1, "eps_dis")
-        dis = self._exact_distance(x, e1) / self._d if self._exact else mean_abs_change(x, self._last) + self._rng.laplace(0.0, 1.0 / (self._d * e1))
-        self._diag["dis"][self._t] = dis
-        return dis
-
-    def _exact_distance(self, x, e1) -> float:
-        "Exact form of M1: sum |x - last| (integer counts, integer releases: an integer of sensitivity 1) + discrete Laplace(1/e1); / d is the noisy dis."
-        return float(np.abs(x - self._last).sum()) + self._rng.laplace(0.0, 1.0 / e1)
-
-    def _remaining_budget(self) -> float:
-        "What the window's publications have left of pub_share * eps (remaining='history': what the whole stream's have left)."
-        if self.remaining == "history": return self.pub_share * self.eps - self._e2_total
-        t = self._t
-        lo = t - self.w + 1 if self.remaining == "window" else t - self.w
-        return self.pub_share * self.eps - float(self._e2[max(lo, 0):t].sum())
-
-    def _book_publication(self, e2):
-        "Spend e2 on the publication at t (before its noise is drawn) and remember it for the remaining budgets to come."
-        self._spend(e2, "eps_pub")
-        if self.remaining == "history": self._e2_total += e2
-        else: self._e2[self._t] = e2
-
-    def _publish(self, x, e2):
-        self._book_publication(e2)
-        return x + self._rng.laplace(0.0, 1.0 / e2, self._d), True
-
-    def _step(self, x):
-        e2 = self._remaining_budget() / 2                            # public: the window's past publications
-        self._afford(self._e1() + max(e2, 0.0))                      # the most this step may spend, before its first draw
-        dis = self._dissimilarity(x)
-        self._diag["eps_cand"][self._t] = e2
-        if e2 > 0 and dis > bd_threshold(e2, self.threshold): return self._publish(x, e2)
-        return self._last, False
+    def _kernel_args(self, out) -> tuple:
+        return (self._last, self._e2_ring, self._e2_total, out["eps_dis"], out["eps_pub"], out["dis"], out["eps_cand"],
+                float(self.eps), int(self.w), float(self.dis_share), float(self.pub_share), bd_threshold(1.0, self.threshold),
+                self._REMAINING.index(self.remaining), float(self.remaining_div), float(self.release_scale))
 
 # %% ../nbs/04_baselines.ipynb #e0246dee
+@njit(cache=True)
+def ba_steps(X, t0, o, est, pub, spent, rng, pid, exact,
+             last, l, s, eps_dis, eps_pub, dis_at, cand_at, shares, nullified_at,
+             eps, w, dis_share, pub_share, threshold_mult, nullify, remember, release_scale):
+    "BA's step over the rows of X: l, s are the last publication's timestamp and shares (a virtual one-share publication at t = -1)."
+    e1 = dis_share * eps / w
+    for i in range(X.shape[0]):
+        t = t0 + i; k = t - o
+        tN = s[0] - 1
+        nullified = nullify and t - l[0] <= tN
+        e2, sh = 0.0, 0
+        if not nullified:
+            tA = t - (l[0] + tN) if nullify else t - l[0]
+            sh = min(tA, w)
+            e2 = pub_share * eps / w * sh
+        afford(pid, t, e1 + e2)                                                 # the most this step may spend, before its first draw
+        spend(pid, t, e1); spent[k] += e1; eps_dis[k] += e1
+        dis = dissimilarity(X[i], last, e1, exact, rng, pid)                    # drawn and charged at every timestamp
+        dis_at[k] = dis
+        if nullified: nullified_at[k] = True
+        else:
+            cand_at[k] = e2
+            if dis > threshold_mult / e2:
+                if remember: l[0], s[0] = t, sh
+                shares[k] = sh
+                spend(pid, t, e2); spent[k] += e2; eps_pub[k] += e2
+                last[:] = lap_add(X[i], rng, pid, release_scale / e2, PUB); pub[k] = True
+        est[k] = last
+
 @register
 class BA(BD):
     "Kellaris et al. 2014 Budget Absorption: publications absorb skipped shares and nullify as many successors."
@@ -390,7 +475,9 @@ class BA(BD):
     summary = "eps/(2w) per step on a private dissimilarity; publications absorb unused shares eps/(2w) and nullify successors"
     diagnostics = ("eps_dis", "eps_pub", "dis", "eps_cand", "shares")
     flags = ("nullified",)
-    nullify = True
+    kernel = staticmethod(ba_steps)
+    nullify = True       # a publication of s shares nullifies the next s - 1 timestamps
+    remember = True      # the last publication's timestamp and shares are updated at each publication
 
     def __init__(self, eps, w, threshold="kellaris"):
         super().__init__(eps, w, threshold=threshold)
@@ -399,31 +486,12 @@ class BA(BD):
     def params(self) -> dict: return {"eps": self.eps, "w": self.w, "threshold": self.threshold}
 
     def _init(self):
-        super()._init()
-        self._l, self._s = -1, 1        # virtual one-share publication just before the stream (0-based)
+        self._l, self._s = np.array([-1]), np.array([1])        # virtual one-share publication just before the stream (0-based)
 
-    def _remember(self, t, s):
-        "Record the publication at t with s shares: it nullifies the next s - 1 timestamps."
-        self._l, self._s = t, s
-
-    def _step(self, x):
-        t, tN = self._t, self._s - 1
-        nullified = self.nullify and t - self._l <= tN
-        if not nullified:
-            tA = t - (self._l + tN) if self.nullify else t - self._l
-            s = min(tA, self.w)
-            e2 = self.pub_share * self.eps / self.w * s
-        self._afford(self._e1() + (0.0 if nullified else e2))     # the most this step may spend, before its first draw
-        dis = self._dissimilarity(x)                 # drawn and charged at every timestamp
-        if nullified:
-            self._diag["nullified"][t] = True
-            return self._last, False
-        self._diag["eps_cand"][t] = e2
-        if dis > bd_threshold(e2, self.threshold):
-            self._remember(t, s)
-            self._diag["shares"][t] = s
-            return self._publish(x, e2)
-        return self._last, False
+    def _kernel_args(self, out) -> tuple:
+        return (self._last, self._l, self._s, out["eps_dis"], out["eps_pub"], out["dis"], out["eps_cand"], out["shares"], out["nullified"],
+                float(self.eps), int(self.w), float(self.dis_share), float(self.pub_share), bd_threshold(1.0, self.threshold),
+                bool(self.nullify), bool(self.remember), float(self.release_scale))
 
 # %% ../nbs/04_baselines.ipynb #4826959b
 class FASTWholeStream:
@@ -873,15 +941,11 @@ class Constant(CentralBaseline):
 # %% ../nbs/04_baselines.ipynb #c65baaaf
 class BDHalfNoise(BD):
     "Deliberately wrong: books eps_2 for a publication, releases with Laplace scale 1/(2 eps_2) (not registered)."
-    name = "BDHalfNoise"
-    def _publish(self, x, e2):
-        self._book_publication(e2)
-        return x + self._rng.laplace(0.0, 0.5 / e2, self._d), True
+    name, release_scale = "BDHalfNoise", 0.5
 
 class BAStaleLast(BA):
     "Deliberately wrong, as the personalized paper's authors' code: the last publication is never updated (not registered)."
-    name = "BAStaleLast"
-    def _remember(self, t, s): pass
+    name, remember = "BAStaleLast", False
 
 class DSATNoThresholdNoise(DSAT):
     "Deliberately wrong: SVT tests against the noise-free base, booked as if threshold noise were drawn (not registered)."

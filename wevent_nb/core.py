@@ -1007,13 +1007,13 @@ class Draw(NamedTuple):
     site: str
 
 class NoiseRecorder(np.random.Generator):
-    "A Generator (same numbers as `default_rng(seed)`) that records every Laplace draw with the timestamp `t` its driver sets."
+    "A Generator (same numbers as `default_rng(seed)`) that records every Laplace draw with the timestamp `t` its driver sets, under the site a compiled step's port names (`site`) or else the calling method's name."
     def __init__(self, seed=None):
         super().__init__(np.random.PCG64(seed))
-        self.t, self.draws = 0, []
+        self.t, self.draws, self.site = 0, [], None
     def laplace(self, loc=0.0, scale=1.0, size=None):
         out = super().laplace(loc, scale, size)
-        self.draws.append(Draw(int(self.t), float(np.min(scale)), int(np.size(out)), sys._getframe(1).f_code.co_name))
+        self.draws.append(Draw(int(self.t), float(np.min(scale)), int(np.size(out)), self.site or sys._getframe(1).f_code.co_name))
         return out
 
 # %% ../nbs/00_core.ipynb #fa756946

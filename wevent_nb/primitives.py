@@ -205,7 +205,7 @@ class ExactLaplace(np.random.Generator):
             k = k.reshape(shape)
         out = np.broadcast_to(np.asarray(loc, np.float64), shape) + k
         if self.recorder is not None:
-            self.recorder.draws.append(Draw(int(self.recorder.t), float(np.min(scale)), int(out.size), sys._getframe(1).f_code.co_name))
+            self.recorder.draws.append(Draw(int(self.recorder.t), float(np.min(scale)), int(out.size), self.recorder.site or sys._getframe(1).f_code.co_name))
         return float(out) if size is None and out.ndim == 0 else out
 
     def __reduce__(self):
