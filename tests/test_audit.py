@@ -205,3 +205,14 @@ def test_a_mechanism_without_its_own_budget_gets_a_clear_error():
     from wevent_nb.pbd_pba import PBD
     with pytest.raises(ValueError, match=r"takes its budgets from the population.*PBD\(eps=1.0, w=3\)"):
         audit(PBD(), n_runs=50)
+
+
+UNIFORM_POWER_RUNS = 20_000   # runs per side of the test suite's power audit (a few seconds with batched runs)
+
+@pytest.mark.parametrize("seed", range(4))
+def test_uniform_overspending_1_5x_caught_every_time(seed):
+    "A Uniform spending 1.5 eps per window (eps = 1, w = 4) is caught at every audit seed; the correct Uniform passes (claims/audit_power.md: at 10^5 runs 1.25x too)."
+    from wevent_nb.baselines import Uniform, UniformOverspend
+    r = audit(UniformOverspend(1.0, 4, factor=1.5), n_runs=UNIFORM_POWER_RUNS, rng=seed)
+    assert not r.passed, r
+    if seed == 0: assert audit(Uniform(1.0, 4), n_runs=UNIFORM_POWER_RUNS, rng=seed).passed

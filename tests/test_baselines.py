@@ -348,7 +348,6 @@ class FASTNoCap(B.FAST):
 
 class UniformOffByOne(B.Uniform):
     name = "UniformOffByOne"
-    run = B.CentralBaseline.run     # the step loop (Uniform.run is vectorised and would bypass _step)
     def _step(self, x):
         e = self.eps / (self.w - 1)
         self._spend(e, "eps_pub")

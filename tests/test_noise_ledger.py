@@ -44,7 +44,6 @@ def test_ledger_covers_the_noise_drawn(info, eps, w):
 class SampleHalfNoise(B.Sample):
     "Books eps per sample, draws Laplace(1/(2 eps))."
     name = "SampleHalfNoise"
-    run = B.CentralBaseline.run
     def _step(self, x):
         if self._t % self.w: return self._last, False
         self._spend(self.eps, "eps_pub")

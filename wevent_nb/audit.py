@@ -16,13 +16,13 @@ from .core import (Mechanism, HistogramStream, CategoricalPopulation, NumericPop
 # %% auto #0
 __all__ = ['SUPPORTED_KINDS', 'PAIR_KINDS', 'N_QUANTILES', 'N_PATTERNS', 'N_AUDIT_USERS', 'N_AUDIT_NUMERIC', 'LEVELS', 'HEIGHTS',
            'D_HIST', 'D_LOCAL', 'SHAPES', 'N_BOUNDARIES', 'BISECT_RUNS', 'MIN_GAP', 'SEARCH', 'N_SCREEN',
-           'SCREEN_LEVEL', 'N_KEEP', 'SELECT_SHARE', 'CLAIMS', 'cp_lower', 'cp_upper', 'loss_lower_bound', 'Pair',
-           'reference', 'neighbours', 'changed_timestamps', 'claimed_eps', 'neighbour_pairs', 'user_pairs',
-           'numeric_pairs', 'personalized_pairs', 'event_pairs', 'booked', 'simulate', 'features', 'patterns', 'Event',
-           'candidate_counts', 'oriented', 'AuditResult', 'default_pairs', 'random_pairs', 'Jump', 'jump_families',
-           'Boundary', 'find_boundary', 'ToyRawThreshold', 'search_pairs', 'screen', 'audit', 'ToyLocalMean',
-           'ToyPersonalized', 'ToyEventLaplace', 'ToyLocalMeanHalfNoise', 'ToyPersonalizedLargest',
-           'ToyEventLaplaceHalfNoise']
+           'SCREEN_SHARE', 'SCREEN_LEVEL', 'N_KEEP', 'SELECT_SHARE', 'CLAIMS', 'cp_lower', 'cp_upper',
+           'loss_lower_bound', 'Pair', 'reference', 'neighbours', 'changed_timestamps', 'claimed_eps',
+           'neighbour_pairs', 'user_pairs', 'numeric_pairs', 'personalized_pairs', 'event_pairs', 'booked', 'simulate',
+           'features', 'patterns', 'Event', 'candidate_counts', 'oriented', 'AuditResult', 'default_pairs',
+           'random_pairs', 'Jump', 'jump_families', 'Boundary', 'find_boundary', 'ToyRawThreshold', 'search_pairs',
+           'screen', 'audit', 'ToyLocalMean', 'ToyPersonalized', 'ToyEventLaplace', 'ToyLocalMeanHalfNoise',
+           'ToyPersonalizedLargest', 'ToyEventLaplaceHalfNoise']
 
 # %% ../nbs/05_audit.ipynb #12d5df8e
 def cp_lower(k, n, a):
@@ -205,6 +205,9 @@ def booked(release, ts, account=0) -> float:
 
 def simulate(mech, stream, n, seed, ts=None, account=0):
     "n runs of `mech` on `stream` (seeds from SeedSequence(seed)): estimates (n, T, d), published (n, T), and what each run books on `ts` (None unless `ts`)."
+    if type(mech).run_many is not Mechanism.run_many and account == 0:   # batched (a compiled or vectorised step): one setup, no Release per run
+        runs = mech.run_many(stream, n, rng=np.random.default_rng(_seq(seed)), check=False)
+        return runs.estimates.reshape(n, runs.published.shape[1], -1), runs.published, (None if ts is None else runs.booked(ts))
     seeds = _seq(seed).generate_state(n, dtype=np.uint64)
     est, pub, book = None, None, (None if ts is None else np.empty(n))
     for i, s in enumerate(seeds):
@@ -553,6 +556,7 @@ class ToyRawThreshold(Mechanism):
 # %% ../nbs/05_audit.ipynb #dc0ed87f
 SEARCH = 12           # random candidate pairs per audit (the default search effort); with the fixed pairs and the boundaries, about 20 candidates
 N_SCREEN = 24         # runs per stream that screen a candidate: a deterministic difference already scores about 2.8
+SCREEN_SHARE = 0.01   # a larger audit screens with n_runs * SCREEN_SHARE runs (at least N_SCREEN): a subtle overspend ranks its best pair first only on hundreds of runs
 SCREEN_LEVEL = 0.25   # the screen ranks, it does not bound: a lenient level ranks near the point estimates (at 0.025 most scores tied at 0)
 N_KEEP = 2            # candidates kept after the screen: the final runs then cover at most two pairs, about what the fixed pairs cost
 SELECT_SHARE = 0.5    # selection runs per side when searching, as a share of n_runs: the screen has already narrowed the candidates
@@ -660,7 +664,7 @@ def audit(mechanism,        # a Mechanism, or a factory returning one
     if searching:
         s_search, s_screen = root.spawn(2)
         cands, n_bisect = _search(mech, search, s_search)
-        scores = _screen(mech, cands, N_SCREEN, s_screen, SCREEN_LEVEL, store)
+        scores = _screen(mech, cands, max(N_SCREEN, round(SCREEN_SHARE * n_runs)), s_screen, SCREEN_LEVEL, store)
         pairs, n_cand = [cands[i] for i in np.argsort(-scores, kind="stable")[:N_KEEP]], len(cands)
     else: pairs = default_pairs(mech) if pairs is None else list(pairs)
     if not pairs: raise ValueError("pairs=[] is not allowed: pairs must hold at least one Pair")

@@ -13,7 +13,7 @@ from typing import ClassVar
 import numpy as np
 from .core import (Ledger, RollingLedger, PrivacyBudgetExceeded, UnprovenConfiguration, REL_TOL, Release, Mechanism,
                             HistogramStream, LaplaceSource, register, as_rng, check_eps, check_positive, check_w,
-                            check_int, check_fraction, check_counts, check_array, check_lattice)
+                            check_int, check_fraction, check_counts, check_array, check_lattice, check_exact_noise, Runs)
 from .engine import njit, Port, NO_PORT, NO_RNG, lap, lap_add, spend, afford, mean_abs_diff, pairwise_sum
 
 # %% auto #0
@@ -22,8 +22,8 @@ __all__ = ['KELLARIS', 'PAIRWISE_MIN', 'DIS', 'PUB', 'EXACT_DIS', 'WINDOW', 'W_S
            'bd_threshold', 'numpy_sum', 'array_mean', 'mean_abs_change', 'mean_rel_change', 'window_sum', 'ring_set',
            'dissimilarity', 'bd_steps', 'BD', 'ba_steps', 'BA', 'FASTWholeStream', 'FAST', 'DSATWholeStream', 'DSAT',
            'DSATClipped', 'sorted_median', 'sorted_medians', 'group_means', 'AdaPubWholeStream', 'AdaPub',
-           'group_deviation', 'PeGaSusWholeStream', 'PeGaSus', 'Constant', 'BDHalfNoise', 'BAStaleLast',
-           'DSATNoThresholdNoise']
+           'group_deviation', 'PeGaSusWholeStream', 'PeGaSus', 'Constant', 'UniformOverspend', 'BDHalfNoise',
+           'BAStaleLast', 'DSATNoThresholdNoise']
 
 # %% ../nbs/04_baselines.ipynb #59b653dd
 KELLARIS = "Kellaris et al. 2014 (used by SPAS and PBD/PBA)"
@@ -132,17 +132,23 @@ class CentralBaseline(Mechanism):
         T, d = None if T is None else check_int(T, "T", minimum=1), check_int(d, "d", minimum=1)
         if T is None and self.unproven() and not self.allow_unproven:    # no Release to flag: refused at the door
             raise UnprovenConfiguration(type(self).__name__, self.unproven())
-        self._rng, self._T, self._d, self._t = as_rng(rng), T, d, 0
+        return self._begin(T, d, as_rng(rng), ledger=True)
+
+    def _begin(self, T, d, rng, ledger=False, est=None, pub=None, spent=None):
+        "Set up a run's state: start's work after validation; `run_many` passes each run's rows of its outputs and no ledger (a Runs checks its books)."
+        self._rng, self._T, self._d, self._t = rng, T, d, 0
         self._last = np.zeros(d)
+        self._standing_amount, self._standing_from = 0.0, 0     # a batched run's standing charge (no ledger to hold it)
         if T is None:                           # online: the rolling books, charged at each step; sinks that keep the latest step only
             self.books, self._ledger, self._spent, self._est, self._pub = RollingLedger.central(self.eps, self.w), None, None, None, None
             self._diag = {k: StepValue(0.0) for k in self.diagnostics}
             self._diag.update({k: StepValue(False) for k in self.flags})
         else:
             self.books = None
-            self._ledger = Ledger.central(T, self.eps, self.w)
-            self._spent = np.zeros(T)           # eps spent per timestamp, booked in the ledger by finish
-            self._est, self._pub = np.zeros((T, d)), np.zeros(T, bool)
+            self._ledger = Ledger.central(T, self.eps, self.w) if ledger else None
+            self._spent = np.zeros(T) if spent is None else spent        # eps spent per timestamp, booked in the ledger by finish
+            self._est = np.zeros((T, d)) if est is None else est
+            self._pub = np.zeros(T, bool) if pub is None else pub
             self._diag = {k: np.zeros(T) for k in self.diagnostics}
             self._diag.update({k: np.zeros(T, bool) for k in self.flags})
         self._init()
@@ -173,7 +179,9 @@ class CentralBaseline(Mechanism):
 
     def _standing(self, amount, start=0):
         "Charge `amount` to every window holding a timestamp >= start (threshold noise drawn once): in the ledger, or checked in the books online."
-        (self._ledger if self.books is None else self.books).standing(amount, start=start)
+        if self.books is not None: self.books.standing(amount, start=start)
+        elif self._ledger is not None: self._ledger.standing(amount, start=start)
+        else: self._standing_amount += amount; self._standing_from = start     # a batched run: its Runs holds it
 
     @property
     def _compiled_step(self) -> bool:
@@ -251,10 +259,34 @@ class CentralBaseline(Mechanism):
         s = self.check_stream(stream)
         self.start(s.T, s.d, rng)
         check_lattice(s.counts, self._rng, "counts")
-        if self._compiled_step: self._compiled(s.counts)            # the kernel over the whole stream, in one call
-        elif not self._run_fast(s.counts):
-            for x in s.counts: self._advance(x)
+        self._whole_run(s.counts)
         return self.finish()
+
+    def _whole_run(self, X):
+        "Make the steps of a whole stream X into the run's outputs: the kernel in one call, else a vectorised form (`_run_fast`), else the step loop."
+        if self._compiled_step: self._compiled(X)
+        elif not self._run_fast(X):
+            for x in X: self._advance(x)
+
+    def run_many(self, stream, n, rng=None, check=True) -> Runs:
+        "n runs one after another from one generator (as n calls `run(stream, rng=g)` with the same g), from one setup: each run's whole stream (`_whole_run`) written into its rows of one array, no Release or Ledger per run; each run's windows checked unless check=False."
+        s = self.check_stream(stream)
+        n, g = check_int(n, "n", minimum=1), as_rng(rng)
+        if check: check_exact_noise(self, g)
+        if check and self.unproven() and not self.allow_unproven: raise UnprovenConfiguration(type(self).__name__, self.unproven())
+        (T, d), X = s.counts.shape, np.ascontiguousarray(s.counts, dtype=np.float64)
+        check_lattice(X, g, "counts")
+        est, pub, spent = np.zeros((n, T, d)), np.zeros((n, T), bool), np.zeros((n, T))
+        standing, start = np.zeros(n), np.zeros(n, np.int64)
+        for r in range(n):
+            self._begin(T, d, g, est=est[r], pub=pub[r], spent=spent[r])
+            self._whole_run(X)
+            standing[r], start[r] = self._standing_amount, self._standing_from
+        runs = Runs(est, pub, spent, standing, start)
+        if check:
+            if not np.all(np.isfinite(est)): raise ValueError(f"{self!r} released a non-finite estimate: see run()'s message for the range of eps and w")
+            runs.check(self.eps, self.w)
+        return runs
 
     def _run_fast(self, X) -> bool:
         "A whole-stream loop that gives the step loop's numbers, where a method without a kernel has one; True if it ran."
@@ -280,22 +312,24 @@ class Uniform(CentralBaseline):
     diagnostics = ("eps_pub",)
     exact_noise = True   # its one draw: integer counts + discrete Laplace(w/eps), sensitivity 1 on the integer lattice
 
+    def _budget(self) -> float:
+        "The budget of one timestamp: eps/w (a window of w timestamps spends eps)."
+        return self.eps / self.w
+
     def _step(self, x):
-        e = self.eps / self.w
+        e = self._budget()
         self._spend(e, "eps_pub")
         return x + self._rng.laplace(0.0, 1.0 / e, self._d), True
 
-    def run(self, stream, rng=None) -> Release:
-        "Vectorised: one (T, d) Laplace draw (the same numbers, in the same order, as the step-wise form)."
-        s = self.check_stream(stream)
-        self.start(s.T, s.d, rng)
-        if self._exact: return CentralBaseline.run(self, s, self._rng)   # exact noise: its sampler's draw order is per call, so the step loop
-        e = self.eps / self.w
-        self._est[:] = s.counts + self._rng.laplace(0.0, 1.0 / e, (s.T, s.d))
+    def _run_fast(self, X) -> bool:
+        "Vectorised: one (T, d) Laplace draw, the step loop's numbers in its order (exact noise: its sampler draws per call, so the step loop; a subclass with its own `_step`: that step)."
+        if self._exact or type(self)._step is not Uniform._step: return False
+        e = self._budget()
+        self._est[:] = X + self._rng.laplace(0.0, 1.0 / e, X.shape)
         self._pub[:] = True
-        self._ledger.spend_series(np.full(s.T, e)); self._diag["eps_pub"][:] = e
-        self._t = s.T
-        return self.finish()
+        self._spent[:] = e; self._diag["eps_pub"][:] = e
+        self._t = X.shape[0]
+        return True
 
 # %% ../nbs/04_baselines.ipynb #cb90441d
 @register
@@ -312,19 +346,17 @@ class Sample(CentralBaseline):
         self._spend(self.eps, "eps_pub")
         return x + self._rng.laplace(0.0, 1.0 / self.eps, self._d), True
 
-    def run(self, stream, rng=None) -> Release:
-        "Vectorised: one Laplace draw per sampled row (same numbers as the step-wise form)."
-        s = self.check_stream(stream)
-        self.start(s.T, s.d, rng)
-        if self._exact: return CentralBaseline.run(self, s, self._rng)
-        idx = np.arange(0, s.T, self.w)
-        fresh = s.counts[idx] + self._rng.laplace(0.0, 1.0 / self.eps, (idx.size, s.d))
-        self._est[:] = fresh[np.arange(s.T) // self.w]
+    def _run_fast(self, X) -> bool:
+        "Vectorised: one Laplace draw per sampled row, the step loop's numbers in its order (exact noise, or a subclass with its own `_step`: the step loop)."
+        if self._exact or type(self)._step is not Sample._step: return False
+        T, d = X.shape
+        idx = np.arange(0, T, self.w)
+        fresh = X[idx] + self._rng.laplace(0.0, 1.0 / self.eps, (idx.size, d))
+        self._est[:] = fresh[np.arange(T) // self.w]
         self._pub[idx] = True
-        sp = np.zeros(s.T); sp[idx] = self.eps
-        self._ledger.spend_series(sp); self._diag["eps_pub"][:] = sp
-        self._t = s.T
-        return self.finish()
+        self._spent[idx] = self.eps; self._diag["eps_pub"][idx] = self.eps
+        self._t = T
+        return True
 
 # %% ../nbs/04_baselines.ipynb #a7107bd0
 def bd_threshold(eps2: float, kind: str = "kellaris") -> float:
@@ -931,14 +963,23 @@ class Constant(CentralBaseline):
 
     def _step(self, x): return self._v, False
 
-    def run(self, stream, rng=None) -> Release:
-        "Vectorised: the constant at every timestamp; no randomness, no spending."
-        s = self.check_stream(stream)
-        self.start(s.T, s.d, rng)
-        self._est[:] = self._v; self._t = s.T
-        return self.finish()
+    def _run_fast(self, X) -> bool:
+        "Vectorised: the constant at every timestamp; no randomness, no spending (a subclass with its own `_step`: that step)."
+        if type(self)._step is not Constant._step: return False
+        self._est[:] = self._v; self._t = X.shape[0]
+        return True
 
 # %% ../nbs/04_baselines.ipynb #c65baaaf
+class UniformOverspend(Uniform):
+    "Deliberately wrong: spends and draws for factor * eps/w at every timestamp, so a window holds factor * eps (the auditor's power test, 05_audit; not registered)."
+    name = "UniformOverspend"
+    def __init__(self, eps, w, factor=1.25):
+        super().__init__(eps, w)
+        self.factor = check_positive(factor, "factor")
+    @property
+    def params(self) -> dict: return {**super().params, "factor": self.factor}
+    def _budget(self) -> float: return self.factor * self.eps / self.w
+
 class BDHalfNoise(BD):
     "Deliberately wrong: books eps_2 for a publication, releases with Laplace scale 1/(2 eps_2) (not registered)."
     name, release_scale = "BDHalfNoise", 0.5

@@ -18,8 +18,8 @@ __all__ = ['EPS_MIN', 'EPS_MAX', 'STREAM_KINDS', 'REL_TOL', 'GUARANTEES', 'NOISE
            'spawn_rngs', 'seed_from_key', 'HistogramStream', 'CategoricalAggregate', 'CategoricalPopulation',
            'NumericPopulation', 'PersonalizedPopulation', 'ScalarStream', 'Ledger', 'RollingLedger', 'Release',
            'check_exact_noise', 'check_lattice', 'Mechanism', 'MechanismInfo', 'register', 'list_mechanisms',
-           'get_mechanism', 'ToyUniform', 'ToyOverspend', 'Draw', 'NoiseRecorder', 'NoiseNotBooked', 'noise_spends',
-           'check_noise_ledger', 'LaplaceSource']
+           'get_mechanism', 'ToyUniform', 'ToyOverspend', 'Runs', 'Draw', 'NoiseRecorder', 'NoiseNotBooked',
+           'noise_spends', 'check_noise_ledger', 'LaplaceSource']
 
 # %% ../nbs/00_core.ipynb #e2a90127
 class PrivacyBudgetExceeded(Exception):
@@ -923,6 +923,13 @@ class Mechanism:
         for t in range(s.T): self.step(s.counts[t])
         return self.finish()
     run = _checked_run(run)
+    def run_many(self, stream, n, rng=None, check=True) -> "Runs":
+        "n runs made one after another from one generator (`as_rng(rng)`): the releases of n calls `run(stream, rng=g)` with the same g, stacked; each run's books checked unless check=False. A method with a compiled or vectorised step overrides it to run them from one setup."
+        n, g = check_int(n, "n", minimum=1), as_rng(rng)
+        out = [self.run(stream, rng=g, check=check) for _ in range(n)]
+        return Runs(np.stack([np.asarray(r.estimates, float) for r in out]), np.stack([np.asarray(r.published, bool) for r in out]),
+                    np.stack([r.ledger.spent_per_timestamp(0) for r in out]), np.array([r.ledger.standing_charge(0) for r in out]),
+                    np.array([int(getattr(r.ledger, "_standing_from", [0])[0]) for r in out]))
     def __repr__(self): return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.params.items())})"
 
 @dataclass(frozen=True)
@@ -997,6 +1004,40 @@ class ToyUniform(Mechanism):
 class ToyOverspend(ToyUniform):
     "Deliberately wrong: spends eps/(w-1) per timestamp (not registered)."
     name, share = "ToyOverspend", 0.0
+
+# %% ../nbs/00_core.ipynb #187e452c
+@dataclass
+class Runs:
+    "n runs of one mechanism on one stream: releases, and what each run booked for account 0."
+    estimates: np.ndarray      # (n, T, d), or (n, T) for a scalar stream: run r's releases
+    published: np.ndarray      # (n, T): run r published at t
+    spent: np.ndarray          # (n, T): eps run r booked at t (account 0: the stream, or the first user)
+    standing: np.ndarray       # (n,): run r's standing charge (e.g. SVT threshold noise drawn once), in every window from standing_from[r]
+    standing_from: np.ndarray  # (n,)
+
+    @property
+    def n(self) -> int: return len(self.published)
+
+    def booked(self, ts) -> np.ndarray:
+        "(n,): what each run books on the timestamps `ts`: their spends plus the standing charge started by then."
+        ts = np.asarray(ts, np.int64)
+        return self.spent[:, ts].sum(1) + np.where(ts.max() >= self.standing_from, self.standing, 0.0)
+
+    def window_spends(self, w: int) -> np.ndarray:
+        "(n, T): each run's spend over the window of w timestamps ending at t, its standing charge included."
+        c = np.concatenate([np.zeros((self.n, 1)), np.cumsum(self.spent, 1)], 1)
+        t = np.arange(self.spent.shape[1])
+        return c[:, t + 1] - c[:, np.maximum(t - w + 1, 0)] + np.where(t[None, :] >= self.standing_from[:, None], self.standing[:, None], 0.0)
+
+    def check(self, eps: float, w: int, account: str = "central") -> "Runs":
+        "Raise PrivacyBudgetExceeded at the first run and window over eps (relative tolerance REL_TOL); else return self."
+        s = self.window_spends(w)
+        bad = np.argwhere(s > eps * (1 + REL_TOL))
+        if bad.size:
+            r, t = (int(v) for v in bad[0])
+            raise PrivacyBudgetExceeded(account, (max(t - w + 1, 0), t), s[r, t], eps,
+                                        message=f"run {r}: window t={max(t - w + 1, 0)}..{t} spent {s[r, t]:.6g}, budget {eps:.6g}")
+        return self
 
 # %% ../nbs/00_core.ipynb #c1dab1c4
 class Draw(NamedTuple):
