@@ -411,11 +411,12 @@ def test_dsat_restarts_its_threshold_after_every_top():
     assert r.ledger._standing[0] == pytest.approx(d.e_inst)
 
 
-def test_sorted_medians_is_nanmedian_bit_for_bit():
+def test_sorted_median_is_nanmedian_bit_for_bit():
     r = np.random.default_rng(0)
     for n in (1, 2, 9, 650):
-        vals, g = r.laplace(0, 100, n).tolist(), [[]]
-        got = np.array([B.sorted_medians(g, [v])[0] for v in vals])
+        vals, g, got = r.laplace(0, 100, n).tolist(), np.zeros(n), []
+        for i, v in enumerate(vals): B.sorted_insert(g, i, v); got.append(B.sorted_median(g, i + 1))
+        got = np.array(got)
         want = np.array([np.nanmedian(vals[:i + 1]) for i in range(n)])
         assert got.tobytes() == want.tobytes()
 
@@ -517,9 +518,8 @@ def test_run_leaves_the_generator_where_the_step_loop_does(name, d):
 
 
 class PeGaSusFixedThreshold(B.PeGaSus):
-    "A subclass that redefines a draw: its run must go through the step loop, not PeGaSus's own whole-stream loop."
-    name = "PeGaSusFixedThreshold"
-    def _new_thresholds(self, k): return np.full(k, self.theta_mult / self.eps_g)
+    "A subclass that changes a draw (no threshold noise, a class attribute its kernel takes): its run and its steps both follow it."
+    name, threshold_noise = "PeGaSusFixedThreshold", False
 
 
 def test_a_subclass_runs_its_own_steps():

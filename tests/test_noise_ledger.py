@@ -52,14 +52,12 @@ class SampleHalfNoise(B.Sample):
 
 class PeGaSusNoThreshold(B.PeGaSus):
     "The grouper's thresholds without noise."
-    name = "PeGaSusNoThreshold"
-    def _new_thresholds(self, k): return np.full(k, self.theta_mult / self.eps_g)
+    name, threshold_noise = "PeGaSusNoThreshold", False
 
 
 class AdaPubUnbookedTest(B.AdaPub):
     "Declares its time-grouping draw as a release of a histogram (sensitivity 1) but halves its scale."
-    name = "AdaPubUnbookedTest"
-    def _deviation(self, x): return np.abs(x - self._last) + self._rng.laplace(0.0, 0.25 * self.w / self.eps_c, self._d)
+    name, deviation_scale = "AdaPubUnbookedTest", 0.25
 
 
 @pytest.mark.parametrize("broken", [B.BDHalfNoise, B.DSATNoThresholdNoise, B.DSATClipped, SampleHalfNoise,

@@ -17,12 +17,13 @@ from .core import (Ledger, RollingLedger, PrivacyBudgetExceeded, UnprovenConfigu
 from .engine import njit, Port, NO_PORT, NO_RNG, lap, lap_add, spend, afford, mean_abs_diff, pairwise_sum
 
 # %% auto #0
-__all__ = ['KELLARIS', 'PAIRWISE_MIN', 'DIS', 'PUB', 'EXACT_DIS', 'WINDOW', 'W_SLOTS', 'HISTORY', 'check_real', 'check_choice',
-           'StepValue', 'Recent', 'RowsSince', 'check_affordable', 'CentralBaseline', 'Uniform', 'Sample',
-           'bd_threshold', 'numpy_sum', 'array_mean', 'mean_abs_change', 'mean_rel_change', 'window_sum', 'ring_set',
-           'dissimilarity', 'bd_steps', 'BD', 'ba_steps', 'BA', 'FASTWholeStream', 'FAST', 'DSATWholeStream', 'DSAT',
-           'DSATClipped', 'sorted_median', 'sorted_medians', 'group_means', 'AdaPubWholeStream', 'AdaPub',
-           'group_deviation', 'PeGaSusWholeStream', 'PeGaSus', 'Constant', 'UniformOverspend', 'BDHalfNoise',
+__all__ = ['KELLARIS', 'PAIRWISE_MIN', 'DIS', 'PUB', 'EXACT_DIS', 'WINDOW', 'W_SLOTS', 'HISTORY', 'ADA_RELEASE', 'ADA_DEVIATION',
+           'PEG_PERTURB', 'PEG_THRESHOLD', 'PEG_DEVIATION', 'check_real', 'check_choice', 'StepValue', 'Recent',
+           'RowsSince', 'check_affordable', 'CentralBaseline', 'Uniform', 'Sample', 'bd_threshold', 'numpy_sum',
+           'array_mean', 'mean_abs_change', 'mean_rel_change', 'window_sum', 'ring_set', 'dissimilarity', 'bd_steps',
+           'BD', 'ba_steps', 'BA', 'FASTWholeStream', 'FAST', 'DSATWholeStream', 'DSAT', 'DSATClipped', 'sorted_insert',
+           'sorted_median', 'group_means', 'lap_draws', 'adapub_steps', 'capacity', 'AdaPub', 'column_sum',
+           'group_deviation', 'keep_row', 'pegasus_steps', 'PeGaSus', 'Constant', 'UniformOverspend', 'BDHalfNoise',
            'BAStaleLast', 'DSATNoThresholdNoise']
 
 # %% ../nbs/04_baselines.ipynb #59b653dd
@@ -728,67 +729,105 @@ class DSATClipped(DSAT):
         self._rho = 0.0
 
 # %% ../nbs/04_baselines.ipynb #0b97e067
-def sorted_median(g: list) -> float:
-    "The median of a sorted list: the middle element, or half the sum of the two middle ones (np.median's formula)."
-    n = len(g); m = n // 2
+@njit(cache=True)
+def sorted_insert(g, n, v):
+    "Insert v into the sorted g[:n], after the entries equal to it (where `bisect.insort` puts it); g has room for n + 1."
+    i = n
+    while i > 0 and v < g[i - 1]:
+        g[i] = g[i - 1]; i -= 1
+    g[i] = v
+
+@njit(cache=True)
+def sorted_median(g, n):
+    "The median of the sorted g[:n]: the middle entry, or half the sum of the two middle ones (np.median's formula)."
+    m = n // 2
     return g[m] if n % 2 else (g[m - 1] + g[m]) / 2
 
-def sorted_medians(groups: list, values: list, fresh=None) -> list:
-    "Add values[b] to bin b's group (a new group [values[b]] where fresh[b], default none; else inserted into the sorted list groups[b]); return each group's median."
-    out = list(values)
-    for b, v in enumerate(values):
-        if fresh is not None and fresh[b]: groups[b] = [v]; continue
-        g = groups[b]; bisect.insort(g, v); out[b] = sorted_median(g)
-    return out
-
 # %% ../nbs/04_baselines.ipynb #0adf20cb
+@njit(cache=True)
 def group_means(bucket, x, size, noise):
-    "Each bin's noisy group mean: x summed per bucket, noise added to the non-empty buckets in order, over the bucket sizes, read back per bin."
-    sums = np.bincount(bucket, x, minlength=size.size)
-    sums[size > 0] += noise
-    return (sums / np.maximum(size, 1))[bucket]
-
-# %% ../nbs/04_baselines.ipynb #1df4bd63
-class AdaPubWholeStream:
-    "AdaPub's whole-stream loop with one bin (mixed into `AdaPub`): the step on Python floats."
-    def _run_fast(self, X) -> bool:
-        "With one bin, `_step` over the whole stream on floats, its 2T - 1 draws taken ahead: h's noise at every t, then the deviation's from t = 1."
-        if X.shape[1] != 1 or not self._whole_stream(AdaPub): return False
-        T, x = X.shape[0], X[:, 0]
-        src = LaplaceSource(self._rng, block=2 * T - 1); u = src.units(2 * T - 1); src.settle()
-        hs = ((0.0 + x) + (1.0 / self.eps_A) * u[np.r_[0, 1:2 * T - 1:2]]).tolist()
-        nz, xl = ((2 * self.w / self.eps_c) * u[2::2]).tolist(), x.tolist()
-        Kp, Ki, Kd, eps, gamma, n_int = self.Kp, self.Ki, self.Kd, self.eps, self.gamma, self.n_int
-        errs, out, win = [0.0] * T, [0.0] * T, []
-        g = [hs[0]]; last = out[0] = hs[0]
-        for t in range(1, T):
-            h = hs[t]
-            e = errs[t] = abs(last - h) / (gamma if gamma > h else h)              # max(h, gamma)
-            win.append(e)
-            if len(win) > n_int: del win[0]
-            if n_int < PAIRWISE_MIN:                                               # numpy_sum(win), inlined
-                m = 0.0
-                for a in win: m += a
-            else: m = numpy_sum(win)
-            pid = Kp * e + Ki * (m / len(win))
-            if Kd: pid += Kd * (e - errs[t - 1])
-            thr = pid * pid / eps
-            if abs(xl[t] - last) + nz[t - 1] > (thr if thr > 1.0 else 1.0): g = [h]; last = h
-            else: bisect.insort(g, h); last = sorted_median(g)
-            out[t] = last
-        self._est[:, 0], self._pub[:], self._t = out, True, T
-        self._diag["n_groups"][:] = 1
-        return True
+    "Each bin's noisy group mean: x summed per bucket (in bin order, as np.bincount), noise added to the non-empty buckets in order, over the bucket sizes, read back per bin."
+    sums = np.zeros(size.size)
+    for b in range(bucket.size): sums[bucket[b]] += x[b]
+    j = 0
+    for q in range(size.size):
+        if size[q] > 0: sums[q] += noise[j]; j += 1
+    h = np.empty(bucket.size)
+    for b in range(bucket.size): h[b] = sums[bucket[b]] / size[bucket[b]]
+    return h
 
 # %% ../nbs/04_baselines.ipynb #8bf2be21
+from .engine import uniform
+
+ADA_RELEASE, ADA_DEVIATION = 0, 1      # AdaPub's draw sites: the group means' noise, the time-grouping deviation's
+
+@njit(cache=True)
+def lap_draws(rng, pid, scale, n, site):
+    "rng.laplace(0.0, scale, n): n draws in order (through port pid when pid >= 0). A draw is never -0.0, so 0.0 + it is it."
+    return lap_add(np.zeros(n), rng, pid, scale, site)
+
+@njit(cache=True)
+def adapub_steps(X, t0, o, est, pub, spent, rng, pid, exact,          # the rows, where they start, the outputs, the noise
+                 last, errs, group, group_n, n_groups,                # state and diagnostic
+                 eps, eps_A, dev_scale, g, Kp, Ki, Kd, n_int, gamma):
+    "AdaPub's step over the rows of X: noisy means of dimension groups, then per bin a PID-thresholded test that starts a new time group or adds to it; the release is the time group's median."
+    d, n = X.shape[1], errs.shape[1] // 2
+    alone, ones = np.arange(d), np.ones(d, np.int64)
+    new, thr, change = np.empty(d, np.bool_), np.empty(d), np.empty(d)
+    for i in range(X.shape[0]):
+        t = t0 + i; k = t - o; x = X[i]
+        if t == 0 or g == 0 or d == 1:                                     # every bin its own dimension group
+            bucket, size = alone, ones
+        else:                                                              # g pivots uniform over the last release's range
+            lo, hi = last.min(), last.max()
+            piv = np.empty(g)
+            for j in range(g): piv[j] = uniform(rng, pid, lo, hi)
+            bucket = np.searchsorted(np.sort(piv), last)                   # each bin's bucket: its last released value among the pivots
+            size = np.zeros(g + 1, np.int64)
+            for b in range(d): size[bucket[b]] += 1
+        n_grp = np.count_nonzero(size); n_groups[k] = n_grp
+        h = group_means(bucket, x, size, lap_draws(rng, pid, 1.0 / eps_A, n_grp, ADA_RELEASE))   # eps_A on the group sums
+        new[:] = True                                                      # every time group starts at t = 0
+        if t > 0:
+            lo_w = max(1, t - n_int + 1)                                   # the PID integral: errors lo_w..t
+            for b in range(d):
+                e = abs(last[b] - h[b]) / (gamma if h[b] < gamma else h[b])       # feedback error |last - h| / max(h, gamma)
+                ring_set(errs[b], t, e)
+                if d == 1: s = window_sum(errs[b], lo_w, t + 1)                  # one bin: numpy's pairwise sum of the column
+                else:                                                             # several: numpy adds the rows in order
+                    s = errs[b, lo_w % n]
+                    for u in range(lo_w + 1, t + 1): s += errs[b, u % n]
+                p = Kp * e + Ki * (s / (t + 1 - lo_w))
+                if Kd != 0.0: p = p + Kd * (e - errs[b, (t - 1) % n])            # K_d = 0 would add exactly 0
+                v = p * p / eps
+                thr[b] = 1.0 if v < 1.0 else v                                    # max(1, p^2 / eps)
+                change[b] = abs(x[b] - last[b])
+            dev = lap_add(change, rng, pid, dev_scale, ADA_DEVIATION)     # |x - last| + Lap(2w/eps_c): eps_c/(2w) a step
+            for b in range(d): new[b] = dev[b] > thr[b]
+        for b in range(d):                                                 # the release: the median of the bin's time group
+            if new[b]: group[b, 0] = h[b]; group_n[b] = 1; last[b] = h[b]
+            else:
+                if group_n[b] == group.shape[1]: raise ValueError("a time group has no room: the driver makes room before the call")
+                sorted_insert(group[b], group_n[b], h[b]); group_n[b] += 1
+                last[b] = sorted_median(group[b], group_n[b])
+        est[k] = last; pub[k] = True
+
+def capacity(cap: int, need: int, shrink: bool = False) -> int:
+    "A buffer's length for `need` entries: doubled until they fit; with shrink (online), halved while a quarter would do, down to 16."
+    while cap < need: cap *= 2
+    while shrink and cap > 16 and 4 * need <= cap: cap //= 2
+    return cap
+
 @register
-class AdaPub(AdaPubWholeStream, CentralBaseline):
+class AdaPub(CentralBaseline):
     "Wang et al. 2019 AdaPub: uniform eps/w with dimension grouping, PID-driven time grouping and median smoothing."
     derivation = "04_baselines: AdaPub (sampling budget and the grouping SVT per window)"
     name, paper = "AdaPub", "Wang et al. 2019 (used by SPAS)"
     summary = "0.8 eps/w per step on grouped bins; 0.2 eps per window on time-grouping tests; median of the time group"
     diagnostics = ("eps_pub", "eps_test", "n_groups")
+    kernel, sites = staticmethod(adapub_steps), ("_step", "_deviation")
     noise_roles = {"_step": ("release", 1.0), "_deviation": ("statistic", 1.0)}
+    deviation_scale = 2.0   # the deviation's Laplace scale in units of w/eps_c (2: the eps_c/(2w) a step pays for)
 
     def __init__(self, eps, w, ratio_c=0.2, g=20, Kp=0.9, Ki=0.1, Kd=0.0, n_int=5, gamma=1.0):
         super().__init__(eps, w)
@@ -804,85 +843,123 @@ class AdaPub(AdaPubWholeStream, CentralBaseline):
                 "n_int": self.n_int, "gamma": self.gamma}
 
     def _init(self):
-        self._errs = np.zeros((self._T, self._d)) if self._T is not None else Recent(max(self.n_int, 2), (self._d,))   # the PID reads n_int rows
-        self._group = [[] for _ in range(self._d)]    # each bin's time group of noisy values h, kept sorted
+        self._errs = np.zeros((self._d, 2 * max(self.n_int, 2)))     # each bin's PID errors of the last max(n_int, 2) timestamps, a doubled ring
+        self._group = np.zeros((self._d, 16))                        # each bin's time group of noisy values h, sorted, in its row ...
+        self._group_n = np.zeros(self._d, np.int64)                  # ... and its size
 
     def _scheduled(self, t) -> dict:
         "eps_A on the grouped bins at every timestamp, eps_c/w on the time-grouping test from t = 1 (data-independent)."
         return {"eps_pub": np.full(np.shape(t), self.eps_A), "eps_test": np.where(np.asarray(t) > 0, self.eps_c / self.w, 0.0)}
 
-    def _deviation(self, x):
-        "Noisy per-bin change |x - last release| + Lap(2w/eps_c) (L1 sensitivity 1 over the bins): eps_c/(2w) per step."
-        return np.abs(x - self._last) + self._rng.laplace(0.0, 2 * self.w / self.eps_c, self._d)
+    def _room(self, need: int, shrink: bool = False):
+        "Give the time groups' rows room for `need` values (online with shrink: no more than four times what they hold)."
+        cap = capacity(self._group.shape[1], need, shrink)
+        if cap != self._group.shape[1]:
+            g = np.zeros((self._d, cap)); m = min(cap, self._group.shape[1]); g[:, :m] = self._group[:, :m]; self._group = g
 
-    def _groups(self):
-        "Each bin's pivot bucket over the previous release (every bin alone at t = 0), and the buckets' sizes."
-        if self._t == 0 or self.g == 0 or self._d == 1: return np.arange(self._d), np.ones(self._d, np.int64)
-        lo, hi = np.minimum.reduce(self._last), np.maximum.reduce(self._last)
-        bucket = np.searchsorted(np.sort(self._rng.uniform(lo, hi, self.g)), self._last)
-        return bucket, np.bincount(bucket, minlength=self.g + 1)
+    def _compiled(self, X):
+        "The kernel over the rows X, each time group first given room for one value a row (online, the room then fitted to the groups)."
+        self._room(int(self._group_n.max()) + X.shape[0])
+        out = super()._compiled(X)
+        if self._T is None: self._room(int(self._group_n.max()), shrink=True)
+        return out
 
-    def _step(self, x):
-        t, d = self._t, self._d
-        bucket, size = self._groups(); k = np.count_nonzero(size)
-        self._diag["n_groups"][t] = k
-        h = group_means(bucket, x, size, self._rng.laplace(0.0, 1.0 / self.eps_A, k))
-        if t > 0:
-            e = np.abs(self._last - h) / np.maximum(h, self.gamma)
-            self._errs[t] = e
-            win = self._errs[max(1, t - self.n_int + 1):t + 1]
-            pid = self.Kp * e + self.Ki * (np.add.reduce(win, 0) / len(win))       # .mean(0), without its Python wrapper
-            if self.Kd: pid = pid + self.Kd * (e - self._errs[t - 1])              # K_d = 0 would add exactly 0
-            thr = np.maximum(1.0, pid ** 2 / self.eps)
-            new = self._deviation(x) > thr
-        else: new = np.ones(d, bool)                                              # every group starts at t = 0
-        return np.array(sorted_medians(self._group, h.tolist(), new.tolist())), True
+    def _kernel_args(self, out) -> tuple:
+        return (self._last, self._errs, self._group, self._group_n, out["n_groups"],
+                float(self.eps), float(self.eps_A), self.deviation_scale * self.w / self.eps_c, int(self.g),
+                float(self.Kp), float(self.Ki), float(self.Kd), int(self.n_int), float(self.gamma))
 
 # %% ../nbs/04_baselines.ipynb #5744cd40
-def group_deviation(X, SX, gstart, cols, t):
-    "Sum of |X - group mean| over rows gstart[b]..t of each column b in `cols` (the block's sums, bit for bit)."
-    if cols.size == 1:
-        v = X[int(gstart[cols[0]]):t + 1, cols[0]]
-        return np.array([np.abs(v - v.sum() / v.size).sum()])
-    g = gstart[cols]; lo = int(g.min())
-    inside = np.arange(lo, t + 1)[:, None] >= g[None, :]
-    return np.where(inside, np.abs(X[lo:t + 1, cols] - SX[cols] / (t + 1 - g)), 0).sum(0)
+@njit(cache=True)
+def column_sum(X, col, lo, hi):
+    "numpy's sum of the column X[lo:hi, col]: a 1-D array, summed pairwise (numpy's additions whatever the stride)."
+    return pairwise_sum(X[:, col], lo, hi - lo)
 
-# %% ../nbs/04_baselines.ipynb #3ab820b1
-class PeGaSusWholeStream:
-    "PeGaSus's whole-stream loop with one bin (mixed into `PeGaSus`): `_step_1d` on Python floats."
-    def _run_fast(self, X) -> bool:
-        "With one bin, `_step_1d` over the whole stream on floats, its 2T draws taken ahead: at each t the perturbation's, then the threshold's or the deviation's."
-        if X.shape[1] != 1 or not self._whole_stream(PeGaSus): return False
-        T, x = X.shape[0], np.ascontiguousarray(X[:, 0])
-        src = LaplaceSource(self._rng, block=2 * T); u = src.units(2 * T); src.settle()
-        c = x + (1.0 / self.eps_pp) * u[0::2]
-        thr = np.abs(self.theta_mult / self.eps_g + (4.0 / self.eps_g) * u[1::2]).tolist()
-        dn, xl, cl, out = ((8.0 / self.eps_g) * u[1::2]).tolist(), x.tolist(), c.tolist(), [0.0] * T
-        n = 0                                              # size of the open group (0: none open)
-        for t in range(T):
-            if n == 0: g, n, th, sx, sc = t, 1, thr[t], 0.0 + xl[t], 0.0 + cl[t]; out[t] = sc; continue
-            n += 1
-            if n < PAIRWISE_MIN:                           # numpy_sum's in-order sums, kept running
-                sx += xl[t]; sc += cl[t]; m = sx / n; dev = 0.0
-                for v in xl[g:t + 1]: dev += abs(v - m)
-            else:
-                m = float(x[g:t + 1].sum()) / n; dev = float(np.abs(x[g:t + 1] - m).sum()); sc = float(c[g:t + 1].sum())
-            if abs(dev + dn[t]) >= th: n = 0; out[t] = 0.0 + cl[t]
-            else: out[t] = sc / n
-        self._est[:, 0], self._pub[:], self._t = out, True, T
-        return True
+@njit(cache=True)
+def group_deviation(X, SX, gstart, cols, t, base=0):
+    "Sum of |X - group mean| over rows gstart[b]..t of each column b in `cols` (the block's sums, bit for bit); timestamp u is row u - base of X."
+    out = np.empty(cols.size)
+    if cols.size == 1:                        # one column: numpy's pairwise sums, of the column, then of |column - mean|
+        b = cols[0]; lo, n = gstart[b] - base, t + 1 - gstart[b]
+        m = column_sum(X, b, lo, lo + n) / n
+        a = np.empty(n)
+        for j in range(n): a[j] = abs(X[lo + j, b] - m)
+        out[0] = pairwise_sum(a, 0, n)
+        return out
+    for q in range(cols.size):                # several: numpy adds the block's rows in order (rows before a group's start add zeros)
+        b = cols[q]; m = SX[b] / (t + 1 - gstart[b]); s = 0.0
+        for u in range(gstart[b], t + 1): s += abs(X[u - base, b] - m)
+        out[q] = s
+    return out
 
 # %% ../nbs/04_baselines.ipynb #36d49b85
+PEG_PERTURB, PEG_THRESHOLD, PEG_DEVIATION = 0, 1, 2   # PeGaSus's draw sites: the perturber, a new group's threshold, a test's deviation
+
+@njit(cache=True)
+def keep_row(rows, held, x, c):
+    "Append the next timestamp's row (x; one bin: x and its perturbed value c) to the rows held, rows[held[1]:held[1] + held[2]]; moved to the front when the room after them is used up."
+    off, n = held[1], held[2]
+    if off + n == rows.shape[0]:
+        if off == 0: raise ValueError("no room for the row: the driver makes room for every row of a call before it")
+        for j in range(n): rows[j] = rows[off + j]
+        off = held[1] = 0
+    d = x.shape[0]
+    rows[off + n, :d] = x
+    if d == 1: rows[off + n, 1] = c[0]
+    held[2] = n + 1
+
+@njit(cache=True)
+def pegasus_steps(X, t0, o, est, pub, spent, rng, pid, exact,         # the rows, where they start, the outputs, the noise
+                  last, rows, held, is_open, gstart, thr, SX, SC,      # state
+                  eps_pp, eps_g, theta_mult, threshold_noise):
+    "PeGaSus's step over the rows of X, per bin: perturb; open a group (a noisy threshold) or test the open one (a noisy deviation); release the mean of the group's perturbed values."
+    d = X.shape[1]
+    new, cont = np.empty(d, np.bool_), np.empty(d, np.int64)
+    for i in range(X.shape[0]):
+        t = t0 + i; k = t - o; x = X[i]
+        c = lap_add(x, rng, pid, 1.0 / eps_pp, PEG_PERTURB)              # the perturber: x + Lap(1/eps_pp)
+        keep_row(rows, held, x, c)
+        base = held[0] - held[1]                                          # timestamp u's row is rows[u - base]
+        n_new = n_cont = 0
+        for b in range(d):                                                # a group opens where the last one closed; the open ones go on
+            new[b] = not is_open[b]
+            if new[b]: n_new += 1
+            else: cont[n_cont] = b; n_cont += 1
+        if n_new:
+            th = np.full(n_new, theta_mult / eps_g)
+            if threshold_noise: th = lap_add(th, rng, pid, 4.0 / eps_g, PEG_THRESHOLD)   # theta + Lap(4/eps_g)
+            j = 0
+            for b in range(d):
+                if new[b]: gstart[b] = t; thr[b] = th[j]; j += 1
+        for b in range(d):                                                # the groups' running sums (a new group: its first values)
+            if new[b]: SX[b], SC[b] = x[b], c[b]
+            else: SX[b] += x[b]; SC[b] += c[b]
+        if n_cont:                                                        # the groups that go on are tested
+            dev = lap_add(group_deviation(rows, SX, gstart, cont[:n_cont], t, base), rng, pid, 8.0 / eps_g, PEG_DEVIATION)   # dev + Lap(8/eps_g)
+            for j in range(n_cont):
+                b = cont[j]
+                if abs(dev[j]) >= abs(thr[b]):                            # the group closes: t alone, in a closed group
+                    gstart[b] = t; is_open[b] = False; SX[b], SC[b] = x[b], c[b]
+        for b in range(d):
+            if new[b]: is_open[b] = True
+        for b in range(d):                                                # the smoother: the mean of c over the group
+            sc = column_sum(rows, 1, gstart[0] - base, t + 1 - base) if d == 1 else SC[b]   # one bin: numpy's sum of the group
+            last[b] = sc / (t + 1 - gstart[b])
+        est[k] = last; pub[k] = True
+        drop = min(gstart.min() - held[0], held[2])                       # the rows no open group reads are forgotten
+        if drop > 0: held[0] += drop; held[1] += drop; held[2] -= drop
+
 @register
-class PeGaSus(PeGaSusWholeStream, CentralBaseline):
+class PeGaSus(CentralBaseline):
     "Chen et al. 2017 PeGaSus per bin: Laplace perturber, SVT-style online grouper, mean smoother; eps/w per step."
     derivation = "04_baselines: PeGaSus (perturber eps_p/w and grouper eps_g/w per timestamp)"
     name, paper = "PeGaSus", "Chen et al. 2017, w-event adaptation (used by SPAS)"
     summary = "per bin: perturb at 0.8 eps/w, group online with an SVT at 0.2 eps/w, release the group mean"
     diagnostics = ("eps_pub", "eps_group")
+    kernel, sites = staticmethod(pegasus_steps), ("_perturb", "_new_thresholds", "_deviations")
     noise_roles = {"_perturb": ("release", 1.0), "_new_thresholds": ("svt_threshold", 2.0), "_deviations": ("svt_query", 2.0)}
     svt_mode = "per_step"   # a group is one instance; a window touches at most w of them (each holds one of its timestamps)
+    threshold_noise = True  # a new group's threshold is theta + Lap(4/eps_g) (False: theta alone, deliberately wrong)
 
     def __init__(self, eps, w, ratio_g=0.2, theta_mult=5.0):
         super().__init__(eps, w)
@@ -893,7 +970,8 @@ class PeGaSus(PeGaSusWholeStream, CentralBaseline):
     def params(self) -> dict: return {**super().params, "ratio_g": self.ratio_g, "theta_mult": self.theta_mult}
 
     def _init(self):
-        self._X = np.zeros((self._T, self._d)) if self._T is not None else RowsSince(self._d)   # the data rows the open groups read
+        self._rows = np.zeros((16, self._d if self._d > 1 else 2))   # the data rows the open groups read (one bin: and the perturbed values)
+        self._held = np.zeros(3, np.int64)                          # the rows held: first timestamp, its row in _rows, how many
         self._open = np.zeros(self._d, bool)
         self._gstart = np.zeros(self._d, np.int64)
         self._thr = np.zeros(self._d)
@@ -903,41 +981,24 @@ class PeGaSus(PeGaSusWholeStream, CentralBaseline):
         "eps_pp on the perturbation and eps_g on the grouper at every timestamp (data-independent)."
         return {"eps_pub": np.full(np.shape(t), self.eps_pp), "eps_group": np.full(np.shape(t), self.eps_g)}
 
-    def _perturb(self, x): return x + self._rng.laplace(0.0, 1.0 / self.eps_pp, self._d)
-    def _new_thresholds(self, k): return self.theta_mult / self.eps_g + self._rng.laplace(0.0, 4.0 / self.eps_g, k)
-    def _deviations(self, dev): return dev + self._rng.laplace(0.0, 8.0 / self.eps_g, dev.size)
+    def _room(self, need: int, shrink: bool = False):
+        "Give the row buffer room for `need` rows, the rows held moved to its front (online with shrink: no more than four times what it holds)."
+        cap = capacity(len(self._rows), need, shrink)
+        if cap != len(self._rows):
+            off, n = self._held[1], self._held[2]
+            rows = np.zeros((cap, self._rows.shape[1])); rows[:n] = self._rows[off:off + n]
+            self._rows, self._held[1] = rows, 0
 
-    def _step(self, x):
-        t = self._t
-        if self._d == 1: return self._step_1d(t, float(x[0]), float(self._perturb(x)[0])), True
-        self._X[t] = x
-        c = self._perturb(x)
-        new = ~self._open
-        self._gstart[new] = t
-        if new.any(): self._thr[new] = self._new_thresholds(int(new.sum()))
-        self._SX = np.where(new, x, self._SX + x); self._SC = np.where(new, c, self._SC + c)
-        cont = np.flatnonzero(self._open)
-        if cont.size:
-            dev = self._deviations(group_deviation(self._X, self._SX, self._gstart, cont, t))
-            close = cont[np.abs(dev) >= np.abs(self._thr[cont])]
-            self._gstart[close] = t; self._open[close] = False
-            self._SX[close], self._SC[close] = x[close], c[close]
-        self._open[new] = True
-        if self._T is None: self._X.keep_from(int(self._gstart.min()))      # online: the rows no open group reads are forgotten
-        return self._SC / (t + 1 - self._gstart), True
+    def _compiled(self, X):
+        "The kernel over the rows X, the buffer first given room for one more row a timestamp (online, the room then fitted to the open groups)."
+        self._room(int(self._held[2]) + X.shape[0])
+        out = super()._compiled(X)
+        if self._T is None: self._room(int(self._held[2]), shrink=True)
+        return out
 
-    def _step_1d(self, t, x: float, c: float):
-        "The same step for one bin on Python floats, the group kept as lists: open it (threshold draw) or test it."
-        if not self._open[0]:
-            self._open[0] = True
-            self._thr[0] = self._new_thresholds(1)[0]
-            self._gx, self._gc = [x], [c]
-        else:
-            self._gx.append(x); self._gc.append(c)
-            m = numpy_sum(self._gx) / len(self._gx)
-            dev = self._deviations(np.array([numpy_sum([abs(v - m) for v in self._gx])]))[0]
-            if abs(dev) >= abs(self._thr[0]): self._open[0] = False; self._gx, self._gc = [x], [c]
-        return np.array([numpy_sum(self._gc) / len(self._gc)])
+    def _kernel_args(self, out) -> tuple:
+        return (self._last, self._rows, self._held, self._open, self._gstart, self._thr, self._SX, self._SC,
+                float(self.eps_pp), float(self.eps_g), float(self.theta_mult), bool(self.threshold_noise))
 
 # %% ../nbs/04_baselines.ipynb #3d29f0f2
 @register
