@@ -338,12 +338,7 @@ class BANoNullify(B.BA):
 
 class FASTNoCap(B.FAST):
     "Ignores the window: M samples at eps/M per block of the SPAS port, but anywhere."
-    name = "FASTNoCap"
-    def _init(self):
-        super()._init(); self.M = max(1, self.M)
-    def _step(self, x):
-        self._times.clear()
-        return super()._step(x)
+    name, capped = "FASTNoCap", False
 
 
 class UniformOffByOne(B.Uniform):

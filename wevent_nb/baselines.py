@@ -17,14 +17,15 @@ from .core import (Ledger, RollingLedger, PrivacyBudgetExceeded, UnprovenConfigu
 from .engine import njit, Port, NO_PORT, NO_RNG, lap, lap_add, spend, afford, mean_abs_diff, pairwise_sum
 
 # %% auto #0
-__all__ = ['KELLARIS', 'PAIRWISE_MIN', 'DIS', 'PUB', 'EXACT_DIS', 'WINDOW', 'W_SLOTS', 'HISTORY', 'ADA_RELEASE', 'ADA_DEVIATION',
+__all__ = ['KELLARIS', 'PAIRWISE_MIN', 'DIS', 'PUB', 'EXACT_DIS', 'WINDOW', 'W_SLOTS', 'HISTORY', 'FAST_SAMPLE', 'DSAT_PUBLISH',
+           'DSAT_THRESHOLD', 'DSAT_QUERY', 'DSAT_EXACT_THRESHOLD', 'DSAT_EXACT_QUERY', 'ADA_RELEASE', 'ADA_DEVIATION',
            'PEG_PERTURB', 'PEG_THRESHOLD', 'PEG_DEVIATION', 'check_real', 'check_choice', 'StepValue', 'Recent',
            'RowsSince', 'check_affordable', 'CentralBaseline', 'Uniform', 'Sample', 'bd_threshold', 'numpy_sum',
            'array_mean', 'mean_abs_change', 'mean_rel_change', 'window_sum', 'ring_set', 'dissimilarity', 'bd_steps',
-           'BD', 'ba_steps', 'BA', 'FASTWholeStream', 'FAST', 'DSATWholeStream', 'DSAT', 'DSATClipped', 'sorted_insert',
-           'sorted_median', 'group_means', 'lap_draws', 'adapub_steps', 'capacity', 'AdaPub', 'column_sum',
-           'group_deviation', 'keep_row', 'pegasus_steps', 'PeGaSus', 'Constant', 'UniformOverspend', 'BDHalfNoise',
-           'BAStaleLast', 'DSATNoThresholdNoise']
+           'BD', 'ba_steps', 'BA', 'samples_expire', 'samples_push', 'mean_rel_diff', 'fast_steps', 'FAST',
+           'dsat_steps', 'DSAT', 'DSATClipped', 'sorted_insert', 'sorted_median', 'group_means', 'lap_draws',
+           'adapub_steps', 'capacity', 'AdaPub', 'column_sum', 'group_deviation', 'keep_row', 'pegasus_steps',
+           'PeGaSus', 'Constant', 'UniformOverspend', 'BDHalfNoise', 'BAStaleLast', 'DSATNoThresholdNoise']
 
 # %% ../nbs/04_baselines.ipynb #59b653dd
 KELLARIS = "Kellaris et al. 2014 (used by SPAS and PBD/PBA)"
@@ -526,36 +527,80 @@ class BA(BD):
                 float(self.eps), int(self.w), float(self.dis_share), float(self.pub_share), bd_threshold(1.0, self.threshold),
                 bool(self.nullify), bool(self.remember), float(self.release_scale))
 
-# %% ../nbs/04_baselines.ipynb #4826959b
-class FASTWholeStream:
-    "FAST's whole-stream loop (mixed into `FAST`): from sample to sample."
-    def _next_sample(self, t) -> int:
-        "The first timestamp >= t that samples, if the stream goes on: due (always while fewer than Ti samples, else from `_next`) and under the cap (the M-th latest sample out of the window)."
-        due = t if self._n < self.Ti else max(t, self._next)
-        return due if len(self._times) < self.M else max(due, self._times[-self.M] + self.w)
-
-    def _run_fast(self, X) -> bool:
-        "From sample to sample: in between the filter only predicts (P grows by Q a step: every bin's P is the same number) and the release repeats."
-        if not self._whole_stream(FAST): return False
-        T, t = X.shape[0], 0
-        self._rng = LaplaceSource(self._rng, block=T)              # about one draw a timestamp: a refill or two
-        while t < T:
-            s = min(self._next_sample(t), T)
-            if s > t: self._est[t:s] = self._x; self._diag["interval"][t:s] = self._I
-            for _ in range(s - t): self._P += self.Q
-            if s == T: break
-            self._t = s; self._advance(X[s]); t = s + 1
-        self._t, self._rng = T, self._rng.settle()
-        return True
-
 # %% ../nbs/04_baselines.ipynb #f0815434
+FAST_SAMPLE = 0   # FAST's one draw site (its `sites`): the sample
+
+@njit(cache=True)
+def samples_expire(times, held, t, w):
+    "Forget the samples that left the window ending at t, from the ring `times` (held[0]: the oldest's slot, held[1]: how many)."
+    n = times.shape[0]
+    while held[1] > 0 and times[held[0]] <= t - w:
+        held[0] = (held[0] + 1) % n; held[1] -= 1
+
+@njit(cache=True)
+def samples_push(times, held, t):
+    "Add the sample at t to the ring `times` (its size is the window's cap, which the caller checked)."
+    times[(held[0] + held[1]) % times.shape[0]] = t; held[1] += 1
+
+@njit(cache=True)
+def mean_rel_diff(new, old):
+    "np.mean(np.abs(new - old) / np.maximum(np.abs(new), 1.0)) for 1-D float64 arrays, bit for bit (one bin: that one term)."
+    d = new.shape[0]
+    a = np.empty(d)
+    for j in range(d):
+        m = abs(new[j])
+        a[j] = abs(new[j] - old[j]) / (1.0 if 1.0 > m else m)
+    return a[0] if d == 1 else pairwise_sum(a, 0, d) / d
+
+@njit(cache=True)
+def fast_steps(X, t0, o, est, pub, spent, rng, pid, exact,
+               last, P, times, held, errs, ctl, prev_err, eps_pub, interval,
+               e, w, M, Q, R, P0, Kp, Ki, Kd, Ti, theta, xi, capped):
+    """FAST's step over the rows of X: `last` is the filter's mean (every release is it) and P[0] its variance (one number for
+    all bins); ctl = [samples taken, interval I, next due timestamp, the previous sample's t (-1: none)], prev_err its error."""
+    d = X.shape[1]
+    for i in range(X.shape[0]):
+        t = t0 + i; k = t - o
+        Pm = P[0] + Q                                                       # the prediction: the mean stays, the variance grows by Q
+        if not capped: held[1] = 0                                          # deliberately wrong (a test's variant): no window cap
+        samples_expire(times, held, t, w)
+        n, I = ctl[0], ctl[1]
+        due = t == 0 or n < Ti or t >= ctl[2]
+        interval[k] = I
+        if not (due and held[1] < M):                                       # not due, or the window holds M samples: predict only
+            P[0] = Pm
+            if due: ctl[2] = t + 1                                          # postponed by the window cap
+        else:                                                               # sample at t: a noisy histogram at eps/M, the Kalman correction, the PID's next interval
+            spend(pid, t, e); spent[k] += e; eps_pub[k] += e
+            z = lap_add(X[i], rng, pid, 1.0 / e, FAST_SAMPLE)
+            if n == 0: last[:] = z; P[0] = P0; err = 0.0                    # no prior: the first posterior is the first sample
+            else:
+                K = Pm / (Pm + R)
+                xm = last.copy()
+                for j in range(d): last[j] = xm[j] + K * (z[j] - xm[j])
+                P[0] = (1 - K) * Pm
+                err = mean_rel_diff(last, xm)                               # the feedback error: the mean relative correction
+            samples_push(times, held, t); ring_set(errs, n, err); n += 1; ctl[0] = n
+            if n >= Ti:                                                     # the PID on the last Ti errors sets the interval
+                D = Kp * err + Ki * (window_sum(errs, n - Ti, n) / Ti)
+                if ctl[3] >= 0 and Kd != 0: D += Kd * (err - prev_err[0]) / (t - ctl[3])
+                expo = (D - xi) / xi
+                I_new = I + np.floor(theta * (1 - math.exp(50.0 if 50.0 < expo else expo)))   # the exponent capped at 50
+                ctl[1] = int(I_new) if I_new > 1 else 1
+                ctl[2] = t + ctl[1]
+            ctl[3], prev_err[0] = t, err
+            pub[k] = True
+        est[k] = last
+
 @register
-class FAST(FASTWholeStream, CentralBaseline):
+class FAST(CentralBaseline):
     "Fan & Xiong's FAST (Kalman prediction + PID sampling), w-event: at most M = ceil(ratio*w) samples per window."
     derivation = "04_baselines: FAST (Accounting: M samples of eps/M, at most M in any window)"
     name, paper = "FAST", "Fan & Xiong 2012/2014, w-event adaptation (used by SPAS)"
     summary = "Kalman filter per bin, PID-controlled sampling, at most ceil(0.075 w) samples at eps/M in any window"
     diagnostics = ("eps_pub", "interval")
+    kernel, sites = staticmethod(fast_steps), ("_sample",)
+    capped = True        # at most M samples in any window (False: deliberately wrong, the cap ignored)
 
     exact_noise = True   # its one draw is a sample x + Lap(1/e) of integer counts; the Kalman filter and the PID read only those samples
 
@@ -574,81 +619,78 @@ class FAST(FASTWholeStream, CentralBaseline):
                 "Ki": self.Ki, "Kd": self.Kd, "Ti": self.Ti, "theta": self.theta, "xi": self.xi, "I0": self.I0}
 
     def _init(self):
-        self._x, self._P = np.zeros(self._d), self.P0     # P: the same number in every bin
-        self._times, self._E = deque(), deque(maxlen=self.Ti)  # samples in the window (at most M); the last Ti feedback errors
-        self._n, self._I, self._next, self._prev = 0, self.I0, 0, None
+        n = self.M if self._T is None else min(self.M, self._T)
+        self._P = np.array([float(self.P0)])                             # the filter's variance, the same in every bin (its mean: `_last`)
+        self._times, self._held = np.zeros(n, np.int64), np.zeros(2, np.int64)   # the samples in the window: a ring of at most M
+        self._errs = np.zeros(2 * self.Ti)                               # the last Ti feedback errors: a ring
+        self._ctl = np.array([0, self.I0, 0, -1], np.int64)              # samples taken, interval I, next due, the previous sample's t
+        self._prev_err = np.zeros(1)                                     # the previous sample's feedback error
 
-    def _step(self, x):
-        t, xm, Pm = self._t, self._x, self._P + self.Q
-        while self._times and self._times[0] <= t - self.w: self._times.popleft()
-        due = t == 0 or self._n < self.Ti or t >= self._next
-        self._diag["interval"][t] = self._I
-        if not (due and len(self._times) < self.M):
-            self._x, self._P = xm, Pm
-            if due: self._next = t + 1            # postponed by the window cap
-            return xm, False
-        return self._sample(t, x, xm, Pm), True
-
-    def _sample(self, t, x, xm, Pm):
-        "Sample at t: a noisy histogram at eps/M, the Kalman correction, then the PID's next interval."
-        e = self.eps / self.M
-        self._spend(e, "eps_pub")
-        z = x + self._rng.laplace(0.0, 1.0 / e, self._d)
-        if self._n == 0: xh, P, E = z, self.P0, 0.0
-        else:
-            K = Pm / (Pm + self.R)
-            xh, P = xm + K * (z - xm), (1 - K) * Pm
-            E = mean_rel_change(xh, xm)
-        self._times.append(t); self._E.append(E); self._n += 1
-        if self._n >= self.Ti:
-            win = self._E
-            D = self.Kp * E + self.Ki * (numpy_sum(win) / len(win))
-            if self._prev is not None and self.Kd: D += self.Kd * (E - self._prev[1]) / (t - self._prev[0])
-            self._I = max(1, self._I + math.floor(self.theta * (1 - math.exp(min((D - self.xi) / self.xi, 50.0)))))
-            self._next = t + self._I
-        self._prev = (t, E)
-        self._x, self._P = xh, P
-        return xh
-
-# %% ../nbs/04_baselines.ipynb #d7a36103
-class DSATWholeStream:
-    "DSAT's whole-stream loop (mixed into `DSAT`): from compared timestamp to compared timestamp."
-    def _next_compare(self, t) -> int:
-        "The first timestamp >= t > 0 that is compared: past the skipped start and with fewer than C_D samples in its window."
-        t = max(t, self.skip + 1)
-        return t if len(self._times) < self.C_D else max(t, self._times[-self.C_D] + self.w)
-
-    def _run_fast(self, X) -> bool:
-        "Step only t = 0 and the compared timestamps; every other one repeats the release of the latest publication and the base and threshold of the latest step (filled in at the end)."
-        if not self._whole_stream(DSAT): return False
-        T = X.shape[0]
-        self._rng = LaplaceSource(self._rng, block=T)              # about one draw a timestamp: a refill or two
-        self._advance(X[0])
-        t = 1
-        while (t := self._next_compare(t)) < T:
-            self._t = t; est, pub = self._step(X[t])
-            if pub: self._est[t], self._pub[t], self._last = est, True, est
-            t += 1
-        stepped, at = self._compared.copy(), np.arange(T); stepped[0] = True
-        self._est[:] = self._est[np.maximum.accumulate(np.where(self._pub, at, 0))]
-        last = np.maximum.accumulate(np.where(stepped, at, 0))
-        self._base_at[:], self._thr_at[:] = self._base_at[last], self._thr_at[last]
-        self._t, self._rng = T, self._rng.settle()
-        return True
+    def _kernel_args(self, out) -> tuple:
+        return (self._last, self._P, self._times, self._held, self._errs, self._ctl, self._prev_err, out["eps_pub"], out["interval"],
+                self.eps / self.M, int(self.w), int(self.M), float(self.Q), float(self.R), float(self.P0), float(self.Kp),
+                float(self.Ki), float(self.Kd), int(self.Ti), float(self.theta), float(self.xi), bool(self.capped))
 
 # %% ../nbs/04_baselines.ipynb #81af115f
+DSAT_PUBLISH, DSAT_THRESHOLD, DSAT_QUERY, DSAT_EXACT_THRESHOLD, DSAT_EXACT_QUERY = range(5)   # DSAT's draw sites (its `sites`)
+
+@njit(cache=True)
+def dsat_steps(X, t0, o, est, pub, spent, rng, pid, exact,
+               last, times, held, svt, eps_pub, eps_svt, thr_at, base_at, compared,
+               w, C_D, skip, window_span, e_inst, e_pub, rate, delta, theta_P, T_max, b_rho, b_nu, threshold_noise, folded_threshold):
+    """DSAT's step over the rows of X: `times` a ring of the samples in the window (held[0]: the oldest's slot, held[1]: how
+    many); svt = [the noise-free base, the open instance's threshold noise rho, rho in units of 1/d (exact noise)]."""
+    d = X.shape[1]
+    for i in range(X.shape[0]):
+        t = t0 + i; k = t - o
+        samples_expire(times, held, t, w)
+        top = t == 0                                                        # t = 0: publish, and open the first instance
+        if t > skip and held[1] < C_D:                                      # past the skipped start, and the window can take a sample
+            afford(pid, t, e_inst + e_pub)                                  # a top closes its instance and publishes: before the query's draw
+            compared[k] = True
+            # Feedback: move the noise-free base towards the target sampling rate C_D / w (public sample counts only), clipped to [0, T_max].
+            span = min(t + 1, w) if window_span else t + 1
+            r = held[1] / span - rate
+            u = theta_P * abs(abs(r) - delta) / delta
+            if r <= 0: svt[0] = svt[0] - u if svt[0] - u > 0.0 else 0.0
+            else: svt[0] = svt[0] + u if svt[0] + u < T_max else T_max
+            # One query of the open instance: mean |x - last| + Lap(2 Delta / (e_inst / 2)) >= base + rho (exact: in units of 1/d,
+            # where d * mean |x - last| is an integer of sensitivity 1 and the query noise DLap(4 / e_inst)).
+            if exact:
+                a = np.empty(d)
+                for j in range(d): a[j] = abs(X[i, j] - last[j])
+                top = pairwise_sum(a, 0, d) + lap(rng, pid, b_nu * d, DSAT_EXACT_QUERY) >= d * svt[0] + svt[2]
+            else: top = mean_abs_diff(X[i], last) + lap(rng, pid, b_nu, DSAT_QUERY) >= svt[0] + svt[1]
+            if top: spend(pid, t, e_inst); spent[k] += e_inst; eps_svt[k] += e_inst     # the instance this top closes
+        if top:                                                             # publish at eps2 / C_D, then a fresh instance
+            spend(pid, t, e_pub); spent[k] += e_pub; eps_pub[k] += e_pub
+            samples_push(times, held, t)
+            last[:] = lap_add(X[i], rng, pid, 1.0 / e_pub, DSAT_PUBLISH); pub[k] = True
+            # The fresh instance's threshold noise: rho ~ Lap(Delta / (e_inst / 2)) (exact: d rho, an integer, ~ DLap(2 / e_inst)).
+            if folded_threshold:                                            # deliberately wrong (DSATClipped): one noise, into the clipped base
+                if t == 0: svt[0] += lap(rng, pid, b_rho, DSAT_THRESHOLD)
+                svt[1] = 0.0
+            elif not threshold_noise: svt[1] = 0.0                          # deliberately wrong (DSATNoThresholdNoise): none
+            elif exact: svt[2] = lap(rng, pid, b_rho * d, DSAT_EXACT_THRESHOLD); svt[1] = svt[2] / d
+            else: svt[1] = lap(rng, pid, b_rho, DSAT_THRESHOLD)
+        base_at[k], thr_at[k] = svt[0], svt[0] + svt[1]
+        est[k] = last
+
 @register
-class DSAT(DSATWholeStream, CentralBaseline):
+class DSAT(CentralBaseline):
     "Li et al. 2015 DSAT (benchmark's w-event variant): feedback-adjusted SVT sampling, at most ceil(0.15 w) samples per window."
     derivation = "04_baselines: DSAT (its accounting, and the erratum on the benchmark's threshold test)"
     name, paper = "DSAT", "Li et al. 2015, benchmark w-event variant (used by SPAS)"
     summary = "SVT-tested sampling (restarted after every sample) against a feedback threshold; at most C_D = ceil(0.15 w) samples at eps/(2 C_D) per window"
     diagnostics = ("eps_pub", "eps_svt", "threshold", "base")
     flags = ("compared",)
+    kernel, sites = staticmethod(dsat_steps), ("_publish", "_new_threshold", "_test", "_exact_threshold", "_exact_query")
     noise_roles = {"_publish": ("release", 1.0), "_new_threshold": ("svt_threshold", lambda d: 1.0 / d),
                    "_test": ("svt_query", lambda d: 1.0 / d), "_exact_threshold": ("svt_threshold", 1.0), "_exact_query": ("svt_query", 1.0)}
     svt_mode = "restart"
     exact_noise = True   # exact form: the test on d * mean|x - last| (integers), its noises on the same units (Exact noise, below)
+    threshold_noise = True     # a fresh instance draws its threshold noise (False: deliberately wrong, none)
+    folded_threshold = False   # True: deliberately wrong, DSAT as first shipped (one threshold noise, added to the clipped base)
     _ELAPSED = ("window", "absolute")
 
     def __init__(self, eps, w, ratio=0.15, T0=0.025, delta=0.05, theta_P=0.5, T_max=2.0, skip=2, elapsed="window"):
@@ -669,64 +711,23 @@ class DSAT(DSATWholeStream, CentralBaseline):
                 "T_max": self.T_max, "skip": self.skip, "elapsed": self.elapsed}
 
     def _init(self):
-        self._sens = 1.0 / self._d                    # the test's sensitivity: mean |H_t - last release| moves by <= 1/d
-        self._b_rho, self._b_nu = 2 * self._sens / self.e_inst, 4 * self._sens / self.e_inst   # the threshold's and the query's scales
-        self._base_at, self._thr_at, self._compared = self._diag["base"], self._diag["threshold"], self._diag["compared"]
-        self._times, self._base, self._rho, self._rho_units = deque(), self.T0, None, 0.0
+        sens = 1.0 / self._d                          # the test's sensitivity: mean |H_t - last release| moves by <= 1/d
+        self._b_rho, self._b_nu = 2 * sens / self.e_inst, 4 * sens / self.e_inst   # the threshold's and the query's scales
+        n = self.C_D if self._T is None else min(self.C_D, self._T)
+        self._times, self._held = np.zeros(n, np.int64), np.zeros(2, np.int64)     # the samples in the window: a ring of at most C_D
+        self._svt = np.array([float(self.T0), 0.0, 0.0])                           # the base, rho, rho in units of 1/d
         self._standing(self.e_inst, start=0)          # the instance open at a window's end
 
-    def _new_threshold(self):
-        "Threshold noise of a fresh instance: rho ~ Lap(Delta / (e_inst / 2)) (exact: d rho, an integer, ~ DLap(2 / e_inst))."
-        self._rho = self._exact_threshold() / self._d if self._exact else self._rng.laplace(0.0, self._b_rho)
-
-    def _test(self, x) -> bool:
-        "One query of the open instance: mean |x - last| + Lap(2 Delta / (e_inst / 2)) >= base + rho (exact: the same in units of 1/d)."
-        if self._exact: return float(np.abs(x - self._last).sum()) + self._exact_query() >= self._d * self._base + self._rho_units
-        return mean_abs_change(x, self._last) + self._rng.laplace(0.0, self._b_nu) >= self._base + self._rho
-
-    def _exact_threshold(self) -> float:
-        "Exact threshold noise in units of 1/d (where the query d * mean|x - last| is an integer of sensitivity 1): DLap(2 / e_inst)."
-        self._rho_units = self._rng.laplace(0.0, self._b_rho * self._d)
-        return self._rho_units
-
-    def _exact_query(self) -> float:
-        "Exact query noise in units of 1/d: DLap(4 / e_inst)."
-        return self._rng.laplace(0.0, self._b_nu * self._d)
-
-    def _feedback(self, t):
-        "Move the noise-free base towards the target sampling rate C_D / w (public sample counts only), clipped to [0, T_max]."
-        span = min(t + 1, self.w) if self.elapsed == "window" else t + 1
-        r = len(self._times) / span - self.rate
-        u = self.theta_P * abs(abs(r) - self.delta) / self.delta
-        self._base = max(0.0, self._base - u) if r <= 0 else min(self.T_max, self._base + u)
-
-    def _publish(self, x):
-        self._spend(self.e_pub, "eps_pub"); self._times.append(self._t)
-        return x + self._rng.laplace(0.0, 1.0 / self.e_pub, self._d), True
-
-    def _step(self, x):
-        t = self._t
-        while self._times and self._times[0] <= t - self.w: self._times.popleft()
-        if t == 0: out = self._publish(x); self._new_threshold()
-        elif t <= self.skip or len(self._times) >= self.C_D: out = (self._last, False)
-        else:
-            self._afford(self.e_inst + self.e_pub)    # a top closes its instance and publishes: before the query's draw
-            self._compared[t] = True
-            self._feedback(t)
-            if self._test(x):
-                self._spend(self.e_inst, "eps_svt")    # the instance this top closes
-                out = self._publish(x); self._new_threshold()
-            else: out = (self._last, False)
-        self._base_at[t], self._thr_at[t] = self._base, self._base + self._rho
-        return out
+    def _kernel_args(self, out) -> tuple:
+        return (self._last, self._times, self._held, self._svt, out["eps_pub"], out["eps_svt"], out["threshold"], out["base"],
+                out["compared"], int(self.w), int(self.C_D), int(self.skip), self.elapsed == "window", float(self.e_inst),
+                float(self.e_pub), float(self.rate), float(self.delta), float(self.theta_P), float(self.T_max),
+                float(self._b_rho), float(self._b_nu), bool(self.threshold_noise), bool(self.folded_threshold))
 
 # %% ../nbs/04_baselines.ipynb #3da9b074
 class DSATClipped(DSAT):
     "Deliberately wrong, DSAT as first shipped: one threshold noise, folded into the clipped threshold (not registered)."
-    name = "DSATClipped"
-    def _new_threshold(self):
-        if self._rho is None: self._base += self._rng.laplace(0.0, self._b_rho)
-        self._rho = 0.0
+    name, folded_threshold = "DSATClipped", True
 
 # %% ../nbs/04_baselines.ipynb #0b97e067
 @njit(cache=True)
@@ -1051,5 +1052,4 @@ class BAStaleLast(BA):
 
 class DSATNoThresholdNoise(DSAT):
     "Deliberately wrong: SVT tests against the noise-free base, booked as if threshold noise were drawn (not registered)."
-    name = "DSATNoThresholdNoise"
-    def _new_threshold(self): self._rho = 0.0
+    name, threshold_noise = "DSATNoThresholdNoise", False
