@@ -6,26 +6,24 @@ Docs: https://wevent-nb.github.io/wevent_nb/baselines.html.md"""
 
 # %% ../nbs/04_baselines.ipynb #d4ec631d
 from __future__ import annotations
-import bisect
 import math
-from collections import deque
 from typing import ClassVar
 import numpy as np
 from .core import (Ledger, RollingLedger, PrivacyBudgetExceeded, UnprovenConfiguration, REL_TOL, Release, Mechanism,
-                            HistogramStream, LaplaceSource, register, as_rng, check_eps, check_positive, check_w,
+                            HistogramStream, register, as_rng, check_eps, check_positive, check_w,
                             check_int, check_fraction, check_counts, check_array, check_lattice, check_exact_noise, Runs)
 from .engine import njit, Port, NO_PORT, NO_RNG, lap, lap_add, spend, afford, mean_abs_diff, pairwise_sum
 
 # %% auto #0
-__all__ = ['KELLARIS', 'PAIRWISE_MIN', 'DIS', 'PUB', 'EXACT_DIS', 'WINDOW', 'W_SLOTS', 'HISTORY', 'FAST_SAMPLE', 'DSAT_PUBLISH',
-           'DSAT_THRESHOLD', 'DSAT_QUERY', 'DSAT_EXACT_THRESHOLD', 'DSAT_EXACT_QUERY', 'ADA_RELEASE', 'ADA_DEVIATION',
-           'PEG_PERTURB', 'PEG_THRESHOLD', 'PEG_DEVIATION', 'check_real', 'check_choice', 'StepValue', 'Recent',
-           'RowsSince', 'check_affordable', 'CentralBaseline', 'Uniform', 'Sample', 'bd_threshold', 'numpy_sum',
-           'array_mean', 'mean_abs_change', 'mean_rel_change', 'window_sum', 'ring_set', 'dissimilarity', 'bd_steps',
-           'BD', 'ba_steps', 'BA', 'samples_expire', 'samples_push', 'mean_rel_diff', 'fast_steps', 'FAST',
-           'dsat_steps', 'DSAT', 'DSATClipped', 'sorted_insert', 'sorted_median', 'group_means', 'lap_draws',
-           'adapub_steps', 'capacity', 'AdaPub', 'column_sum', 'group_deviation', 'keep_row', 'pegasus_steps',
-           'PeGaSus', 'Constant', 'UniformOverspend', 'BDHalfNoise', 'BAStaleLast', 'DSATNoThresholdNoise']
+__all__ = ['KELLARIS', 'DIS', 'PUB', 'EXACT_DIS', 'WINDOW', 'W_SLOTS', 'HISTORY', 'FAST_SAMPLE', 'DSAT_PUBLISH', 'DSAT_THRESHOLD',
+           'DSAT_QUERY', 'DSAT_EXACT_THRESHOLD', 'DSAT_EXACT_QUERY', 'ADA_RELEASE', 'ADA_DEVIATION', 'PEG_PERTURB',
+           'PEG_THRESHOLD', 'PEG_DEVIATION', 'check_real', 'check_choice', 'StepValue', 'Recent', 'check_affordable',
+           'CentralBaseline', 'Uniform', 'Sample', 'bd_threshold', 'array_mean', 'window_sum', 'ring_set',
+           'dissimilarity', 'bd_steps', 'BD', 'ba_steps', 'BA', 'samples_expire', 'samples_push', 'mean_rel_diff',
+           'fast_steps', 'FAST', 'dsat_steps', 'DSAT', 'DSATClipped', 'sorted_insert', 'sorted_median', 'group_means',
+           'lap_draws', 'adapub_steps', 'capacity', 'AdaPub', 'column_sum', 'group_deviation', 'keep_row',
+           'pegasus_steps', 'PeGaSus', 'Constant', 'UniformOverspend', 'BDHalfNoise', 'BAStaleLast',
+           'DSATNoThresholdNoise']
 
 # %% ../nbs/04_baselines.ipynb #59b653dd
 KELLARIS = "Kellaris et al. 2014 (used by SPAS and PBD/PBA)"
@@ -81,32 +79,6 @@ class Recent:
         if hi - 1 <= self.t: return self._buf[p:p + hi - lo]
         held = self._buf[p:p + max(self.t + 1 - lo, 0)]                   # timestamps after the newest are zeros
         return np.concatenate([held, np.zeros((hi - lo - len(held),) + self._buf.shape[1:], self._buf.dtype)])
-
-class RowsSince:
-    "Online store of the rows of a (T, d) series from a movable first timestamp on, indexed by timestamp: rows are appended in time order, `keep_from(t)` forgets the ones before t."
-    def __init__(self, d: int, cap: int = 16):
-        self._a, self.first, self.n = np.zeros((cap, d)), 0, 0      # rows first .. first + n - 1 in _a[:n]
-
-    def __setitem__(self, t, row):
-        if t != self.first + self.n: raise IndexError(f"rows are appended in time order: the next is t={self.first + self.n}, got {t}")
-        if self.n == len(self._a):
-            a = np.zeros((max(16, 2 * self.n), self._a.shape[1])); a[:self.n] = self._a; self._a = a
-        self._a[self.n] = row; self.n += 1
-
-    def keep_from(self, t):
-        "Forget the rows before timestamp t (memory shrinks with them)."
-        k = min(int(t) - self.first, self.n)
-        if k <= 0: return
-        self.first, self.n = self.first + k, self.n - k
-        if max(16, 2 * self.n) < len(self._a): self._a = self._a[k:k + self.n].copy()     # shrinks with the rows kept (grows by doubling)
-        else: self._a[:self.n] = self._a[k:k + self.n]                                      # numpy copies overlapping rows as if through a buffer
-
-    def __getitem__(self, key):
-        "rows[lo:hi, cols]: the rows of timestamps lo..hi-1 (lo >= first), as the (T, d) array would give them."
-        rows, rest = (key[0], key[1:]) if isinstance(key, tuple) else (key, ())
-        if not isinstance(rows, slice) or rows.start < self.first or rows.stop > self.first + self.n:
-            raise IndexError(f"rows {rows} are not kept: rows {self.first}..{self.first + self.n - 1} are")
-        return self._a[(slice(rows.start - self.first, rows.stop - self.first),) + rest]
 
 def check_affordable(books, t: int, amount: float):
     "Raise PrivacyBudgetExceeded (recording nothing) unless the central `books` can pay `amount` more in the window ending at t: a step's check before its first draw."
@@ -291,12 +263,8 @@ class CentralBaseline(Mechanism):
         return runs
 
     def _run_fast(self, X) -> bool:
-        "A whole-stream loop that gives the step loop's numbers, where a method without a kernel has one; True if it ran."
+        "A vectorised form of the whole stream that gives the step loop's numbers (Uniform, Sample, Constant): True if it ran."
         return False
-
-    def _whole_stream(self, cls) -> bool:
-        "May `cls`'s whole-stream loop run? Only on `cls` itself (a subclass may redefine a step or a draw) and a plain Generator (a NoiseRecorder must see every draw at its step)."
-        return type(self) is cls and type(self._rng) is np.random.Generator
 
     @property
     def _exact(self) -> bool:
@@ -366,27 +334,9 @@ def bd_threshold(eps2: float, kind: str = "kellaris") -> float:
     return (1.0 if kind == "kellaris" else math.sqrt(2.0)) / eps2
 
 # %% ../nbs/04_baselines.ipynb #1b326586
-PAIRWISE_MIN = 8   # numpy's pairwise_sum adds fewer than 8 terms one by one, from 0.0
-
-def numpy_sum(v: list) -> float:
-    "The sum numpy gives for the 1-D array of `v`: added in order below PAIRWISE_MIN terms, else numpy's own sum."
-    if len(v) >= PAIRWISE_MIN: return float(np.sum(v))
-    s = 0.0
-    for a in v: s += a
-    return s
-
 def array_mean(v):
-    "np.mean of a 1-D float array, the same number, without np.mean's Python wrapper."
+    "np.mean of a 1-D float array, the same number, without np.mean's Python wrapper (SPAS's per-step means)."
     return np.add.reduce(v) / v.size
-
-def mean_abs_change(x, last) -> float:
-    "Mean |x - last| over the bins as a Python float (BD's and DSAT's statistic); one bin: the same number on scalars."
-    return abs(float(x[0]) - float(last[0])) if x.shape[0] == 1 else float(array_mean(np.abs(x - last)))
-
-def mean_rel_change(new, old) -> float:
-    "Mean |new - old| / max(|new|, 1) over the bins as a Python float (FAST's feedback error); one bin: on scalars."
-    if new.shape[0] == 1: a = float(new[0]); return abs(a - float(old[0])) / max(abs(a), 1.0)
-    return float(array_mean(np.abs(new - old) / np.maximum(np.abs(new), 1.0)))
 
 # %% ../nbs/04_baselines.ipynb #3b473348
 DIS, PUB, EXACT_DIS = 0, 1, 2          # BD's and BA's draw sites: the dissimilarity, the publication, the exact dissimilarity
