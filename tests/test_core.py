@@ -427,31 +427,3 @@ def test_standing_charge_accessor():
     from wevent_nb.core import Ledger
     L = Ledger.central(10, 1.0, 3).standing(0.25, start=4)
     assert L.standing_charge() == 0.25 and L.standing_charge(0, 4) == 0.25 and L.standing_charge(0, 3) == 0.0
-
-
-# ---------- LaplaceSource: Laplace noise drawn ahead, the numbers of scalar calls ----------
-from wevent_nb.core import LaplaceSource, NoiseRecorder
-
-
-def test_laplace_source_gives_the_scalar_calls_numbers():
-    r = np.random.default_rng(3)
-    scales = (10.0 ** r.uniform(-4, 6, 5000)).tolist()
-    ref, src = np.random.default_rng(4), LaplaceSource(np.random.default_rng(4), block=300)
-    assert np.array([src.laplace(0.0, b) for b in scales]).tobytes() == np.array([ref.laplace(0.0, b) for b in scales]).tobytes()
-    assert src.laplace(-2.5, 3.0, 7).tobytes() == ref.laplace(-2.5, 3.0, 7).tobytes()
-    one = src.laplace(0.0, 3.0, 1)
-    assert isinstance(one, np.ndarray) and one.tobytes() == ref.laplace(0.0, 3.0, 1).tobytes()
-    assert (4.0 * src.units(1000)).tobytes() == ref.laplace(0.0, 4.0, 1000).tobytes()
-    src.settle()
-    np.testing.assert_array_equal(src.rng.random(4), ref.random(4))     # the Generator is where the scalar calls left it
-
-
-def test_laplace_source_settles_unused_draws_and_refuses_a_recorder():
-    g = np.random.default_rng(5)
-    src = LaplaceSource(g)                                  # draws a whole block ahead ...
-    src.laplace(0.0, 1.0); src.laplace(0.0, 2.0, 3)
-    assert src.settle() is g
-    ref = np.random.default_rng(5); ref.laplace(0.0, 1.0, 4)
-    np.testing.assert_array_equal(g.random(3), ref.random(3))   # ... and gives back what it did not hand out
-    with pytest.raises(TypeError, match="plain numpy Generator"):
-        LaplaceSource(NoiseRecorder(0))

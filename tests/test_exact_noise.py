@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from wevent_nb.core import Draw, HistogramStream, LaplaceSource, NoiseNotBooked, NoiseRecorder, ToyUniform, check_noise_ledger
+from wevent_nb.core import Draw, HistogramStream, NoiseNotBooked, NoiseRecorder, ToyUniform, check_noise_ledger
 from wevent_nb.primitives import (ExactLaplace, discrete_laplace, discrete_laplace_pmf, discrete_laplace_variance,
                                   laplace_mechanism)
 
@@ -197,9 +197,12 @@ def test_noise_ledger_tie_sees_exact_draws():
         check_noise_ledger(_ExactToyHalfNoise(eps=1.0, w=10), s, seed=1)
 
 
-def test_scale_multiplying_fast_paths_refuse_it():
-    with pytest.raises(TypeError, match="plain numpy Generator"):
-        LaplaceSource(ExactLaplace(0))
+def test_compiled_steps_draw_exact_noise_through_their_port():
+    "A compiled step draws in compiled code (numpy's continuous sampler) only from a plain Generator: from an ExactLaplace it draws through its port."
+    from wevent_nb.baselines import BD
+    X = np.random.default_rng(0).poisson(30, (40, 3)).astype(float)
+    rel = BD(1.0, 5).run(HistogramStream(X), rng=ExactLaplace(2))
+    assert np.all(rel.estimates == np.round(rel.estimates)) and rel.published.any()
     np.testing.assert_array_equal(laplace_mechanism(np.arange(5.0), 0.5, rng=ExactLaplace(1)) % 1, np.zeros(5))
 
 

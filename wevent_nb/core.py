@@ -12,14 +12,14 @@ from typing import Any, Callable, ClassVar, Iterable, NamedTuple, Sequence
 import numpy as np
 
 # %% auto #0
-__all__ = ['EPS_MIN', 'EPS_MAX', 'STREAM_KINDS', 'REL_TOL', 'GUARANTEES', 'NOISE_ROLES', 'SVT_MODES', 'LAPLACE_BLOCK',
-           'PrivacyBudgetExceeded', 'UnprovenConfiguration', 'check_eps', 'check_positive', 'check_bool', 'check_int',
-           'check_w', 'check_fraction', 'check_array', 'check_counts', 'check_categories', 'check_in_range', 'as_rng',
+__all__ = ['EPS_MIN', 'EPS_MAX', 'STREAM_KINDS', 'REL_TOL', 'GUARANTEES', 'NOISE_ROLES', 'SVT_MODES', 'PrivacyBudgetExceeded',
+           'UnprovenConfiguration', 'check_eps', 'check_positive', 'check_bool', 'check_int', 'check_w',
+           'check_fraction', 'check_array', 'check_counts', 'check_categories', 'check_in_range', 'as_rng',
            'spawn_rngs', 'seed_from_key', 'HistogramStream', 'CategoricalAggregate', 'CategoricalPopulation',
            'NumericPopulation', 'PersonalizedPopulation', 'ScalarStream', 'Ledger', 'RollingLedger', 'Release',
            'check_exact_noise', 'check_lattice', 'Mechanism', 'MechanismInfo', 'register', 'list_mechanisms',
            'get_mechanism', 'ToyUniform', 'ToyOverspend', 'Runs', 'Draw', 'NoiseRecorder', 'NoiseNotBooked',
-           'noise_spends', 'check_noise_ledger', 'LaplaceSource']
+           'noise_spends', 'check_noise_ledger']
 
 # %% ../nbs/00_core.ipynb #e2a90127
 class PrivacyBudgetExceeded(Exception):
@@ -1117,42 +1117,3 @@ def check_noise_ledger(mech, stream, seed: int = 0, noise: str = "float") -> dic
     if not np.array_equal(again.estimates, rel.estimates):
         raise NoiseNotBooked(f"{type(mech).__name__}.run(rng={seed}) differs from its recorded step-wise run: its run is not tied to the recorded draws")
     return dict(draws=len(rec.draws), implied=implied, booked=booked, standing=standing, booked_standing=booked_standing, release=rel)
-
-# %% ../nbs/00_core.ipynb #23912d51
-LAPLACE_BLOCK = 4096   # unit draws taken per refill: one numpy call per block instead of one per draw
-
-class LaplaceSource:
-    "Laplace noise for a plain Generator taken ahead in blocks of unit draws: `laplace` gives what the same `rng.laplace` calls would, bit for bit, and `settle` leaves rng where they would have."
-    def __init__(self, rng: np.random.Generator, block: int = LAPLACE_BLOCK):
-        if type(rng) is not np.random.Generator:     # a NoiseRecorder (any subclass) must see each draw where it is made
-            raise TypeError(f"LaplaceSource takes a plain numpy Generator, got {type(rng).__name__}")
-        self.rng, self.block, self._state = rng, block, rng.bit_generator.state
-        self._a, self._u, self._i, self._drawn = np.zeros(0), [], 0, 0
-
-    def _refill(self, n):
-        "Make at least n unit draws available: the ones not handed out yet, then a fresh block."
-        self._a = np.r_[self._a[self._i:], self.rng.laplace(0.0, 1.0, max(n, self.block))]
-        self._drawn += self._a.size - (len(self._u) - self._i)
-        self._u, self._i = self._a.tolist(), 0
-
-    def units(self, n: int) -> np.ndarray:
-        "The next n unit draws: `scale * units(n)[k]` is the k-th of n calls `rng.laplace(0.0, scale)`."
-        if self._i + n > len(self._u): self._refill(n)
-        self._i += n
-        return self._a[self._i - n:self._i]
-
-    def laplace(self, loc=0.0, scale=1.0, size=None):
-        "`rng.laplace(loc, scale, size)` for a number or an int size: loc + scale times the next unit draw(s)."
-        if size is not None and size != 1: return loc + scale * self.units(size)
-        if self._i == len(self._u): self._refill(1)
-        self._i += 1
-        v = loc + scale * self._u[self._i - 1]
-        return v if size is None else np.array([v])          # one value: on floats, cheaper than three numpy calls
-
-    def settle(self) -> np.random.Generator:
-        "Put rng where the draws handed out so far, made one call at a time, would have left it; return it."
-        used = self._drawn - (len(self._u) - self._i)
-        if used < self._drawn:
-            self.rng.bit_generator.state = self._state
-            self.rng.laplace(0.0, 1.0, used)
-        return self.rng
