@@ -332,53 +332,61 @@ def _next_true(flags) -> list:
     n = len(flags)
     return np.minimum.accumulate(np.where(flags, np.arange(n), n)[::-1])[::-1].tolist()
 
-def _run_after(run, prev, v):
-    "The run of equal released values after releasing v (0.0 == -0.0 but they are different numbers: zeros never run)."
-    return (run + 1 if v == prev else 1) if v != 0.0 else 0
+@njit(cache=True)
+def _comporder_post(out, up, xh, keep, nxt, w, n_prev, artifact):
+    "Algorithm 4's loop (see comporder_postprocess), compiled: out[w + 1 + r] is timestamp lo_t + r, the n_prev released values before it at out[w + 1 - n_prev:w + 1]."
+    n, m = up.shape
+    if artifact:                                                  # the authors' code: hull test, sentinels 0 and 1e9
+        for r in range(n):
+            A, B = 0.0, 1e9
+            for c in range(max(0, min(w - 2, m))):                # out[r + 2:r + w] with the row's bits
+                v = out[r + 2 + c]
+                if up[r, c]:
+                    if v > A: A = v
+                elif v < B: B = v
+            x = xh[r]
+            out[r + w + 1] = 0.5 * (A + B) if (A > B and not (B <= x and x <= A)) else x
+        return
+    prev, run = np.nan, 0                                         # run: equal released values ending at t - 1 (0.0 == -0.0 but they
+    for q in range(w + 1 - n_prev, w + 1):                        # are different numbers: zeros never run; nan: none yet)
+        v = out[q]
+        run = (run + 1 if v == prev else 1) if v != 0.0 else 0; prev = v
+    r = 0
+    while r < n:
+        if run >= w:                                              # w equal predecessors: the output stays, up to a one-sided window
+            a = nxt[r]
+            for q in range(r, a): out[q + w + 1] = prev
+            run += a - r; r = a
+            if r == n: break
+        x = xh[r]
+        if keep[r]: v = x
+        else:
+            lo, hi = -math.inf, math.inf
+            for c in range(min(w, m)):                            # out[r + w], out[r + w - 1], ... with the row's bits
+                u = out[r + w - c]
+                if up[r, c]:
+                    if u < hi: hi = u
+                elif u > lo: lo = u
+            v = x if (lo <= x and x <= hi) else 0.5 * (lo + hi)
+        out[r + w + 1] = v
+        run = (run + 1 if v == prev else 1) if v != 0.0 else 0; prev = v
+        r += 1
 
 def comporder_postprocess(xhat, greater, xt, w, lo_t, hi_t, rule="paper"):
     "Algorithm 4 for t in [lo_t, hi_t): keep xhat_t inside the interval the predecessors' released values and the noisy order bits imply (in place)."
     n = hi_t - lo_t
     if n <= 0: return xt
     up = _read_order(greater, w, lo_t, hi_t, rule)
-    m, bits = up.shape[1], up.tobytes()                           # row r of the bits: bits[r*m:(r+1)*m]
     base = max(0, lo_t - w)                                       # rows the window of lo_t reaches back to
-    pad = math.inf if rule == "paper" else -math.inf              # a predecessor before the stream: 'greater', never binding
-    out = [pad] * (w + 1 - (lo_t - base)) + xt[base:lo_t].tolist() + [0.0] * n   # out[w + 1 + r] is timestamp lo_t + r
-    xh = xhat[lo_t:hi_t].tolist()
-    if rule == "artifact":                                        # the authors' code: hull test, sentinels 0 and 1e9
-        for r in range(n):
-            A, B = 0.0, 1e9
-            for v, g in zip(out[r + 2:r + w], bits[r * m:(r + 1) * m]):
-                if g:
-                    if v > A: A = v
-                elif v < B: B = v
-            x = xh[r]
-            out[r + w + 1] = 0.5 * (A + B) if (A > B and not B <= x <= A) else x
-        xt[lo_t:hi_t] = out[w + 1:]
-        return xt
-    one_sided = up.all(1) | (up.sum(1) == np.maximum(w - np.arange(lo_t, hi_t), 0))   # none judged smaller, or none greater
-    keep, nxt = one_sided.tolist(), _next_true(one_sided)
-    prev, run = None, 0                                           # run: equal released values ending at t - 1
-    for v in xt[base:lo_t].tolist(): run, prev = _run_after(run, prev, v), v
-    r = 0
-    while r < n:
-        if run >= w:                                              # w equal predecessors: the output stays, up to a one-sided window
-            a = nxt[r]
-            out[r + w + 1:a + w + 1] = [prev] * (a - r); run += a - r; r = a
-            if r == n: break
-        x = xh[r]
-        if keep[r]: v = x
-        else:
-            lo, hi = -math.inf, math.inf
-            for u, g in zip(out[r + w:r:-1], bits[r * m:(r + 1) * m]):
-                if g:
-                    if u < hi: hi = u
-                elif u > lo: lo = u
-            v = x if lo <= x <= hi else 0.5 * (lo + hi)
-        out[r + w + 1] = v
-        run, prev = _run_after(run, prev, v), v
-        r += 1
+    out = np.zeros(w + 1 + n)                                     # out[w + 1 + r] is timestamp lo_t + r
+    out[:w + 1 - (lo_t - base)] = math.inf if rule == "paper" else -math.inf   # a predecessor before the stream: 'greater', never binding
+    out[w + 1 - (lo_t - base):w + 1] = xt[base:lo_t]
+    xh = np.ascontiguousarray(xhat[lo_t:hi_t], float)
+    if rule == "artifact": keep, nxt = np.zeros(n, bool), np.zeros(n, np.int64)
+    else:
+        one_sided = up.all(1) | (up.sum(1) == np.maximum(w - np.arange(lo_t, hi_t), 0))   # none judged smaller, or none greater
+        keep, nxt = one_sided, np.asarray(_next_true(one_sided), np.int64)
+    _comporder_post(out, up, xh, keep, nxt, w, lo_t - base, rule == "artifact")
     xt[lo_t:hi_t] = out[w + 1:]
     return xt
 
@@ -591,7 +599,8 @@ class DelayMechanism(Mechanism):
                 eps_s[s0] = self.eps_p / 2
             if self.truncation: sens[s0:s1] = self._tau
             ahead.append(self._draw_ahead(b0 + s0, mask[s0:s1], sens[s0:s1], self.eps_p - eps_s[s0:s1]))
-        return sens, eps_s, None if any(a is None for a in ahead) else tuple(np.concatenate(p) for p in zip(*ahead))
+        if any(a is None for a in ahead): return sens, eps_s, None
+        return sens, eps_s, ahead[0] if len(ahead) == 1 else tuple(np.concatenate(p) for p in zip(*ahead))   # one piece: no copy
 
     def _draw_ahead(self, b0, mask, sens, eps_p):
         "The draws of batches b0.. (rows of mask), taken ahead in the step-wise order: their Laplace units (None: drawn where used, a batch at a time)."
