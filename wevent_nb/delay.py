@@ -302,19 +302,24 @@ def comporder_pairs(T, w, lo_t, hi_t, rule="paper"):
     ok = i >= 0
     return i[ok], np.broadcast_to(t[:, None], i.shape)[ok], np.broadcast_to(np.arange(i.shape[1]), i.shape)[ok]
 
+@njit(cache=True)
+def _comporder_bits(y, greater, z, rho, lo_t, hi_t, K):
+    "Algorithm 3's comparisons in the order (t, k), t in [lo_t, hi_t), k < K: greater[t-1-k, k] = (y[t-1-k] - y[t] + z[next] > rho[t - lo_t]); no pair before the stream."
+    p = 0
+    for t in range(lo_t, hi_t):
+        for k in range(min(K, t)):                                # the partners i = t-1-k >= 0
+            greater[t - 1 - k, k] = y[t - 1 - k] - y[t] + z[p] > rho[t - lo_t]
+            p += 1
+
 def comporder_bits(y, greater, eps_g, w, sens, rng, rho, lo_t, hi_t, rule="paper", batch=None):
     "Algorithm 3 for the pairs whose later element t is in [lo_t, hi_t): greater[i, t-i-1] = (y_i - y_t + noise > rho) ('x_i > x_t'); sens, rho (and, drawing from a BatchDraws, batch): one per later element."
-    t, i = _pair_grid(w, lo_t, hi_t, rule)
-    ok = i >= 0
-    if not ok.any(): return greater
+    K = w if rule == "paper" else w - 1                           # partners per later element (paper: w; artifact: w-1)
+    t = np.arange(lo_t, hi_t)
+    cnt = np.minimum(K, t)                                        # the pairs of each t (none before the stream)
+    if not cnt.any(): return greater
     per_q = 8 * w / eps_g if rule == "paper" else 4 * (2 * w - 1) / eps_g   # query noise per unit of sensitivity
-    noise = np.zeros(i.shape)                                     # one draw per pair, in the order (t, k); sens bounds both elements'
-    cnt = ok.sum(1)
-    noise[ok] = as_draws(rng).draw(_svt_query_noise, per_q * np.asarray(sens, float), np.zeros(t.size, np.int64) if batch is None else batch, cnt)
-    bit = y[np.maximum(i, 0)] - y[t][:, None] + noise > np.asarray(rho, float)[:, None]
-    for k in range(i.shape[1]):                                   # greater[t-1-k, k] over t: one slice per k
-        a = max(0, k + 1 - lo_t)                                  # the first row whose pair exists
-        if a < t.size: greater[lo_t + a - 1 - k:hi_t - 1 - k, k] = bit[a:, k]
+    z = as_draws(rng).draw(_svt_query_noise, per_q * np.asarray(sens, float), np.zeros(t.size, np.int64) if batch is None else batch, cnt)  # one per pair, in the order (t, k); sens bounds both elements'
+    _comporder_bits(np.ascontiguousarray(y, float), greater, np.ascontiguousarray(z, float), np.ascontiguousarray(np.broadcast_to(np.asarray(rho, float), t.shape)), lo_t, hi_t, K)
     return greater
 
 # %% ../nbs/14_delay.ipynb #1c83b8c2
