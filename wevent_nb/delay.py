@@ -12,14 +12,16 @@ import numpy as np
 from .core import (Mechanism, Release, Ledger, RollingLedger, ScalarStream, HistogramStream, NoiseRecorder, register, as_rng,
                             check_eps, check_positive, check_bool, check_w, check_int, check_fraction, check_in_range, NoiseNotBooked, REL_TOL)
 from .baselines import PeGaSus, check_choice
+from .engine import njit, pairwise_sum, lap, Port, NO_PORT, NO_RNG, _port_laplace
 
 # %% auto #0
-__all__ = ['DELAY_PAPER', 'DELAY_NOISE_ROLES', 'dev', 'improvement_threshold', 'truncation_quality', 'tau_candidates',
-           'select_tau', 'BatchDraws', 'as_draws', 'continuous_grouping', 'group_deviations', 'discontinuous_grouping',
-           'release_groups', 'comporder_pairs', 'comporder_bits', 'comporder_postprocess', 'grr_buckets', 'bucket_of',
-           'bucorder_draws', 'bucorder_release', 'DelayMechanism', 'Naive', 'AdaPubEvent', 'ConstantMid',
-           'ContinReduce', 'ContinPP', 'PeGaSusDelay', 'DiscontinReduce', 'DiscontinPP', 'BucOrder', 'CompOrder',
-           'PeGaSusEvent', 'DiscontinHalfNoise', 'CompOrderHalfQuery', 'delay_noise_spends', 'check_delay_noise']
+__all__ = ['DELAY_PAPER', 'GROUPING_SITES', 'DELAY_NOISE_ROLES', 'dev', 'improvement_threshold', 'truncation_quality',
+           'tau_candidates', 'select_tau', 'BatchDraws', 'as_draws', 'continuous_grouping', 'group_deviations',
+           'discontinuous_grouping', 'release_groups', 'comporder_pairs', 'comporder_bits', 'comporder_postprocess',
+           'grr_buckets', 'bucket_of', 'bucorder_draws', 'bucorder_release', 'DelayMechanism', 'Naive', 'AdaPubEvent',
+           'ConstantMid', 'ContinReduce', 'ContinPP', 'PeGaSusDelay', 'DiscontinReduce', 'DiscontinPP', 'BucOrder',
+           'CompOrder', 'PeGaSusEvent', 'DiscontinHalfNoise', 'CompOrderHalfQuery', 'delay_noise_spends',
+           'check_delay_noise']
 
 # %% ../nbs/14_delay.ipynb #63a2d88a
 DELAY_PAPER = "Li et al., Delay-allowed DP data stream release, NDSS 2025 (paper 004)"
@@ -127,31 +129,63 @@ def as_draws(rng) -> BatchDraws:
 # %% ../nbs/14_delay.ipynb #705b00e6
 def _svt_threshold_noise(rng, scale, size): return rng.laplace(0.0, scale, size)
 def _svt_query_noise(rng, scale, size): return rng.laplace(0.0, scale, size)
+GROUPING_SITES = ("_svt_threshold_noise", "_svt_query_noise")    # the draw sites of the grouping kernels (their noise roles)
+
+@njit(cache=True)
+def _draw_into(z, n, units, nxt, r, rng, pid, scale, site):
+    "n draws of Laplace(scale) into z[:n] for batch r: its next units taken ahead (units.size > 0), else from rng (pid < 0) or through port pid."
+    if n == 0: return
+    if units.size:
+        for j in range(n): z[j] = units[nxt[r] + j] * scale
+        nxt[r] += n
+    elif pid < 0:
+        for j in range(n): z[j] = rng.laplace(0.0, scale)
+    else:
+        zz = _port_laplace(pid, scale, n, site)
+        for j in range(n): z[j] = zz[j]
+
+def _grouping_kernel_draws(draws, sites=GROUPING_SITES):
+    "What a grouping kernel draws from: (units, next unit per batch, generator, port) -- the units taken ahead, a plain Generator drawn in compiled code, or a port to any other generator (a NoiseRecorder, ZeroNoise)."
+    if draws.units is not None: return draws.units, draws.next, NO_RNG, None
+    if type(draws.rng) is np.random.Generator: return np.zeros(0), np.zeros(1, np.int64), draws.rng, None
+    return np.zeros(0), np.zeros(1, np.int64), NO_RNG, Port(draws.rng, sites)
+
+@njit(cache=True)
+def _continuous_grouping(Y, mask, theta, b_thr, b_q, units, nxt, rng, pid):
+    "Algorithm 6 (see continuous_grouping): position after position, over every batch; at each position the tests (in batch order), then the new groups' thresholds."
+    nb, w = Y.shape
+    lab = np.full((nb, w), -1, np.int64)
+    is_open, gstart, thr = np.zeros(nb, np.bool_), np.zeros(nb, np.int64), np.zeros(nb)
+    ng = np.zeros(nb, np.int64)                        # next group id per batch
+    buf, z = np.zeros(w), np.zeros(1)
+    for k in range(w):
+        for r in range(nb):                            # a member after the first: its noisy dev test against the group's threshold
+            if not (mask[r, k] and is_open[r]): continue
+            g = gstart[r]                              # Eq. (1) over y[g..k], summed as numpy sums the padded row y[0..k] (zeros before g)
+            for u in range(g): buf[u] = 0.0
+            for u in range(g, k + 1): buf[u] = Y[r, u]
+            mean = pairwise_sum(buf, 0, k + 1) / (k + 1 - g)
+            for u in range(g, k + 1): buf[u] = abs(Y[r, u] - mean)
+            d = pairwise_sum(buf, 0, k + 1)
+            _draw_into(z, 1, units, nxt, r, rng, pid, b_q[r], 1)
+            if d + z[0] < thr[r]: lab[r, k] = ng[r] - 1
+            else:                                      # rejected: closes the group and is a singleton group
+                lab[r, k] = ng[r]; ng[r] += 1; is_open[r] = False
+        for r in range(nb):                            # the first member of a group joins untested; its threshold is drawn
+            if not mask[r, k] or is_open[r] or lab[r, k] >= 0: continue
+            _draw_into(z, 1, units, nxt, r, rng, pid, b_thr[r], 0)
+            thr[r] = theta + z[0]
+            lab[r, k] = ng[r]; ng[r] += 1; gstart[r] = k; is_open[r] = True
+    return lab
 
 def continuous_grouping(Y, mask, eps_g, theta, sens, rng, dev_sens_factor=2.0) -> np.ndarray:
-    "Algorithm 6 on every row (batch) of Y at once: group labels (-1 outside `mask`); one SVT instance (c = 1) per group; one draw per value (its threshold or its test)."
-    Y, mask, draws = np.asarray(Y, float), np.asarray(mask, bool), as_draws(rng)
-    nb, w = Y.shape
-    sens = np.broadcast_to(np.asarray(sens, float), (nb,))
+    "Algorithm 6 on every row (batch) of Y: group labels (-1 outside `mask`); one SVT instance (c = 1) per group; one draw per value (its threshold or its test)."
+    Y, mask, draws = np.ascontiguousarray(Y, float), np.ascontiguousarray(mask, bool), as_draws(rng)
+    sens = np.broadcast_to(np.asarray(sens, float), (Y.shape[0],))
     b_thr, b_q = 2 * dev_sens_factor * sens / eps_g, 4 * dev_sens_factor * sens / eps_g
-    lab = np.full((nb, w), -1, np.int64)
-    is_open, gstart, thr = np.zeros(nb, bool), np.zeros(nb, np.int64), np.zeros(nb)
-    nxt = np.zeros(nb, np.int64)                       # next group id per batch
-    for k in range(w):
-        act = mask[:, k]
-        new = np.flatnonzero(act & ~is_open)           # first member of a group joins untested; its threshold is drawn
-        test = np.flatnonzero(act & is_open)
-        if test.size:
-            inside = (np.arange(k + 1)[None, :] >= gstart[test, None])
-            d = dev(Y[test, :k + 1], where=inside)
-            join = d + draws.draw(_svt_query_noise, b_q[test], test, 1) < thr[test]
-            lab[test[join], k] = nxt[test[join]] - 1
-            out = test[~join]                           # rejected: closes the group and is a singleton group
-            lab[out, k] = nxt[out]; nxt[out] += 1; is_open[out] = False
-        if new.size:
-            thr[new] = theta + draws.draw(_svt_threshold_noise, b_thr[new], new, 1)
-            lab[new, k] = nxt[new]; nxt[new] += 1; gstart[new] = k; is_open[new] = True
-    return lab
+    units, nxt, g, port = _grouping_kernel_draws(draws)
+    if port is None: return _continuous_grouping(Y, mask, float(theta), b_thr, b_q, units, nxt, g, NO_PORT)
+    with port as pid: return _continuous_grouping(Y, mask, float(theta), b_thr, b_q, units, nxt, g, pid)
 
 # %% ../nbs/14_delay.ipynb #b3ec17b6
 def group_deviations(Y, lab, m) -> np.ndarray:
@@ -163,72 +197,98 @@ def group_deviations(Y, lab, m) -> np.ndarray:
     if not inside.all(): cell, dist = cell[inside], dist[inside]
     return np.bincount(cell.ravel(), dist.ravel(), nr * G).reshape(nr, G)
 
-def discontinuous_grouping(Y, mask, eps_g, theta, sens, w, rng) -> np.ndarray:
-    "Algorithm 2 on every row (batch) of Y at once: first fit over the open groups, each judgement an SVT at eps_g/(2w-1); k + 1 draws at position k."
-    Y, mask, draws = np.asarray(Y, float), np.asarray(mask, bool), as_draws(rng)
+@njit(cache=True)
+def _discontinuous_grouping(Y, mask, theta, b_thr, b_q, units, nxt, rng, pid):
+    "Algorithm 2 (see discontinuous_grouping): position after position, over every batch; at position k the k tests of every batch (in batch order), then a threshold for every batch."
     nb, n = Y.shape
-    sens = np.broadcast_to(np.asarray(sens, float), (nb,))
-    s = 2 * w - 1                                      # Theorem 1: each judgement gets eps_g / (2w - 1)
-    b_thr, b_q = 2 * s * sens / eps_g, 4 * s * sens / eps_g
     lab = np.full((nb, n), -1, np.int64)
     gsum, gcnt, thr = np.zeros((nb, n)), np.zeros((nb, n)), np.zeros((nb, n))
     ng = np.zeros(nb, np.int64)
+    placed, where = np.zeros(nb, np.bool_), np.zeros(nb, np.int64)
+    m, d, z, e = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros(1)
     for k in range(n):
-        act = np.flatnonzero(mask[:, k])
-        if act.size == 0: continue
-        rows = slice(act[0], act[-1] + 1) if act[-1] - act[0] + 1 == act.size else act   # consecutive rows: views, not copies
-        yk, ngk = Y[rows, k], ng[rows]
-        G = int(ngk.max())
-        placed = np.zeros(act.size, bool); where = np.zeros(act.size, np.int64)
-        z = draws.draw(_svt_query_noise, b_q[rows], act, k).reshape(act.size, k)   # one per group that can be open (at most k)
-        if G:
-            m = (gsum[rows, :G] + yk[:, None]) / (gcnt[rows, :G] + 1)                  # mean of G_j with y_k
-            d = group_deviations(Y[rows, :k], lab[rows, :k], m) + np.abs(yk[:, None] - m)
-            valid = np.arange(G) < ngk[:, None]
-            d[valid] += z[:, :G][valid]
-            ok = (d < thr[rows, :G]) & valid
-            placed, where = ok.any(1), np.argmax(ok, 1)
-        e = draws.draw(_svt_threshold_noise, b_thr[rows], act, 1)                   # one per value: the threshold of the group it may open
-        fresh = act[~placed]
-        where[~placed] = ng[fresh]
-        if fresh.size:
-            thr[fresh, ng[fresh]] = theta + e[~placed]
-            ng[fresh] += 1
-        lab[act, k] = where
-        gsum[act, where] += yk; gcnt[act, where] += 1
+        for r in range(nb):
+            if not mask[r, k]: continue
+            yk, G = Y[r, k], ng[r]
+            placed[r] = False
+            _draw_into(z, k, units, nxt, r, rng, pid, b_q[r], 1)    # one per group that can be open (at most k)
+            for j in range(G):
+                m[j] = (gsum[r, j] + yk) / (gcnt[r, j] + 1)        # mean of G_j with y_k
+                d[j] = 0.0
+            for u in range(k):                                    # Eq. (1) of every G_j + y_k: its members in order, from 0
+                j = lab[r, u]
+                if j >= 0: d[j] += abs(Y[r, u] - m[j])
+            for j in range(G):                                    # first fit
+                if (d[j] + abs(yk - m[j])) + z[j] < thr[r, j]:
+                    placed[r] = True; where[r] = j; break
+        for r in range(nb):                                        # one per value: the threshold of the group it may open
+            if not mask[r, k]: continue
+            _draw_into(e, 1, units, nxt, r, rng, pid, b_thr[r], 0)
+            if not placed[r]:
+                where[r] = ng[r]; thr[r, ng[r]] = theta + e[0]; ng[r] += 1
+            lab[r, k] = where[r]
+            gsum[r, where[r]] += Y[r, k]; gcnt[r, where[r]] += 1
     return lab
+
+def discontinuous_grouping(Y, mask, eps_g, theta, sens, w, rng) -> np.ndarray:
+    "Algorithm 2 on every row (batch) of Y: first fit over the open groups, each judgement an SVT at eps_g/(2w-1); k + 1 draws at position k."
+    Y, mask, draws = np.ascontiguousarray(Y, float), np.ascontiguousarray(mask, bool), as_draws(rng)
+    sens = np.broadcast_to(np.asarray(sens, float), (Y.shape[0],))
+    s = 2 * w - 1                                      # Theorem 1: each judgement gets eps_g / (2w - 1)
+    b_thr, b_q = 2 * s * sens / eps_g, 4 * s * sens / eps_g
+    units, nxt, g, port = _grouping_kernel_draws(draws)
+    if port is None: return _discontinuous_grouping(Y, mask, float(theta), b_thr, b_q, units, nxt, g, NO_PORT)
+    with port as pid: return _discontinuous_grouping(Y, mask, float(theta), b_thr, b_q, units, nxt, g, pid)
 
 # %% ../nbs/14_delay.ipynb #7403844a
 def _release_noise(rng, scale, size): return rng.laplace(0.0, scale, size)
 
-def release_groups(Y, labels, eps_p, sens, rng, mode="reduce", smoother="mean") -> np.ndarray:
-    "Noise addition and post-processing of a partition (labels per row, -1 = absent): noisy group sums / sizes, or the mean (median) of per-point noisy values; one draw per member."
-    Y, labels, draws = np.asarray(Y, float), np.asarray(labels), as_draws(rng)
+@njit(cache=True)
+def _release_groups(Y, labels, scale, reduce, median, units, nxt, rng, pid):
+    "release_groups batch after batch: each batch's draws (one per member), its group sums in member order from 0, then sum / size."
     nb, w = Y.shape
-    sens = np.broadcast_to(np.asarray(sens, float), (nb,))
-    eps_p = np.broadcast_to(np.asarray(eps_p, float), (nb,))
-    m = labels >= 0
-    n = m.sum(1)                                         # members per row: the draws of each row (reduce: one per possible group)
-    gid = (np.arange(nb)[:, None] * w + labels)[m]       # a group id that is unique over the whole block
-    uniq, inv = np.unique(gid, return_inverse=True)
-    size = np.bincount(inv).astype(float)
-    bat = uniq // w
     out = np.full((nb, w), np.nan)
-    if mode == "reduce":
-        z = draws.draw(_release_noise, sens / eps_p, np.arange(nb), n)
-        rank = np.arange(uniq.size) - np.searchsorted(bat, bat)           # a group's place among its row's groups
-        noisy_sums = np.bincount(inv, Y[m]) + z[(np.cumsum(n) - n)[bat] + rank]
-        out[m] = (noisy_sums / size)[inv]
-        return out
-    noisy = Y[m] + draws.draw(_release_noise, sens / eps_p, np.arange(nb), n)
-    out[m] = (np.bincount(inv, noisy) / size)[inv] if smoother == "mean" else _group_median(noisy, inv, uniq.size)[inv]
+    z, v, s, cnt, rank = np.zeros(w), np.zeros(w), np.zeros(w), np.zeros(w, np.int64), np.zeros(w, np.int64)
+    for r in range(nb):
+        n = 0
+        for u in range(w):
+            if labels[r, u] >= 0: n += 1
+        _draw_into(z, n, units, nxt, r, rng, pid, scale[r], 0)      # one per member (reduce: its groups take the first ones)
+        s[:] = 0.0; cnt[:] = 0
+        i = 0
+        for u in range(w):
+            j = labels[r, u]
+            if j < 0: continue
+            v[i] = Y[r, u] if reduce else Y[r, u] + z[i]             # pp: every member's noisy value
+            s[j] += v[i]; cnt[j] += 1; i += 1
+        g = 0
+        for j in range(w):                                           # a group's place among its batch's groups: its draw (reduce)
+            if cnt[j]: rank[j] = g; g += 1
+        for u in range(w):
+            j = labels[r, u]
+            if j < 0: continue
+            if reduce: out[r, u] = (s[j] + z[rank[j]]) / cnt[j]
+            elif not median: out[r, u] = s[j] / cnt[j]
+            else:                                                    # the median of the group's noisy values
+                k, grp = 0, np.empty(cnt[j])
+                i = 0
+                for x in range(w):
+                    if labels[r, x] >= 0:
+                        if labels[r, x] == j: grp[k] = v[i]; k += 1
+                        i += 1
+                grp.sort()
+                out[r, u] = 0.5 * (grp[(k - 1) // 2] + grp[k // 2])
     return out
 
-def _group_median(v, inv, k):
-    "Median of v within each group id 0..k-1 (post-processing only)."
-    order = np.lexsort((v, inv)); cnt = np.bincount(inv, minlength=k); first = np.cumsum(cnt) - cnt
-    sv = v[order]
-    return 0.5 * (sv[first + (cnt - 1) // 2] + sv[first + cnt // 2])
+def release_groups(Y, labels, eps_p, sens, rng, mode="reduce", smoother="mean") -> np.ndarray:
+    "Noise addition and post-processing of a partition (labels per row, -1 = absent, else below the row length): noisy group sums / sizes, or the mean (median) of per-point noisy values; one draw per member."
+    Y, labels, draws = np.ascontiguousarray(Y, float), np.ascontiguousarray(labels, np.int64), as_draws(rng)
+    nb = Y.shape[0]
+    scale = np.ascontiguousarray(np.broadcast_to(np.asarray(sens, float), (nb,)) / np.broadcast_to(np.asarray(eps_p, float), (nb,)))
+    units, nxt, g, port = _grouping_kernel_draws(draws, ("_release_noise",))
+    args = (Y, labels, scale, mode == "reduce", smoother == "median", units, nxt, g)
+    if port is None: return _release_groups(*args, NO_PORT)
+    with port as pid: return _release_groups(*args, pid)
 
 # %% ../nbs/14_delay.ipynb #38621968
 def _pair_grid(w, lo_t, hi_t, rule):
@@ -242,19 +302,24 @@ def comporder_pairs(T, w, lo_t, hi_t, rule="paper"):
     ok = i >= 0
     return i[ok], np.broadcast_to(t[:, None], i.shape)[ok], np.broadcast_to(np.arange(i.shape[1]), i.shape)[ok]
 
+@njit(cache=True)
+def _comporder_bits(y, greater, z, rho, lo_t, hi_t, K):
+    "Algorithm 3's comparisons in the order (t, k), t in [lo_t, hi_t), k < K: greater[t-1-k, k] = (y[t-1-k] - y[t] + z[next] > rho[t - lo_t]); no pair before the stream."
+    p = 0
+    for t in range(lo_t, hi_t):
+        for k in range(min(K, t)):                                # the partners i = t-1-k >= 0
+            greater[t - 1 - k, k] = y[t - 1 - k] - y[t] + z[p] > rho[t - lo_t]
+            p += 1
+
 def comporder_bits(y, greater, eps_g, w, sens, rng, rho, lo_t, hi_t, rule="paper", batch=None):
     "Algorithm 3 for the pairs whose later element t is in [lo_t, hi_t): greater[i, t-i-1] = (y_i - y_t + noise > rho) ('x_i > x_t'); sens, rho (and, drawing from a BatchDraws, batch): one per later element."
-    t, i = _pair_grid(w, lo_t, hi_t, rule)
-    ok = i >= 0
-    if not ok.any(): return greater
+    K = w if rule == "paper" else w - 1                           # partners per later element (paper: w; artifact: w-1)
+    t = np.arange(lo_t, hi_t)
+    cnt = np.minimum(K, t)                                        # the pairs of each t (none before the stream)
+    if not cnt.any(): return greater
     per_q = 8 * w / eps_g if rule == "paper" else 4 * (2 * w - 1) / eps_g   # query noise per unit of sensitivity
-    noise = np.zeros(i.shape)                                     # one draw per pair, in the order (t, k); sens bounds both elements'
-    cnt = ok.sum(1)
-    noise[ok] = as_draws(rng).draw(_svt_query_noise, per_q * np.asarray(sens, float), np.zeros(t.size, np.int64) if batch is None else batch, cnt)
-    bit = y[np.maximum(i, 0)] - y[t][:, None] + noise > np.asarray(rho, float)[:, None]
-    for k in range(i.shape[1]):                                   # greater[t-1-k, k] over t: one slice per k
-        a = max(0, k + 1 - lo_t)                                  # the first row whose pair exists
-        if a < t.size: greater[lo_t + a - 1 - k:hi_t - 1 - k, k] = bit[a:, k]
+    z = as_draws(rng).draw(_svt_query_noise, per_q * np.asarray(sens, float), np.zeros(t.size, np.int64) if batch is None else batch, cnt)  # one per pair, in the order (t, k); sens bounds both elements'
+    _comporder_bits(np.ascontiguousarray(y, float), greater, np.ascontiguousarray(z, float), np.ascontiguousarray(np.broadcast_to(np.asarray(rho, float), t.shape)), lo_t, hi_t, K)
     return greater
 
 # %% ../nbs/14_delay.ipynb #1c83b8c2
@@ -272,53 +337,61 @@ def _next_true(flags) -> list:
     n = len(flags)
     return np.minimum.accumulate(np.where(flags, np.arange(n), n)[::-1])[::-1].tolist()
 
-def _run_after(run, prev, v):
-    "The run of equal released values after releasing v (0.0 == -0.0 but they are different numbers: zeros never run)."
-    return (run + 1 if v == prev else 1) if v != 0.0 else 0
+@njit(cache=True)
+def _comporder_post(out, up, xh, keep, nxt, w, n_prev, artifact):
+    "Algorithm 4's loop (see comporder_postprocess), compiled: out[w + 1 + r] is timestamp lo_t + r, the n_prev released values before it at out[w + 1 - n_prev:w + 1]."
+    n, m = up.shape
+    if artifact:                                                  # the authors' code: hull test, sentinels 0 and 1e9
+        for r in range(n):
+            A, B = 0.0, 1e9
+            for c in range(max(0, min(w - 2, m))):                # out[r + 2:r + w] with the row's bits
+                v = out[r + 2 + c]
+                if up[r, c]:
+                    if v > A: A = v
+                elif v < B: B = v
+            x = xh[r]
+            out[r + w + 1] = 0.5 * (A + B) if (A > B and not (B <= x and x <= A)) else x
+        return
+    prev, run = np.nan, 0                                         # run: equal released values ending at t - 1 (0.0 == -0.0 but they
+    for q in range(w + 1 - n_prev, w + 1):                        # are different numbers: zeros never run; nan: none yet)
+        v = out[q]
+        run = (run + 1 if v == prev else 1) if v != 0.0 else 0; prev = v
+    r = 0
+    while r < n:
+        if run >= w:                                              # w equal predecessors: the output stays, up to a one-sided window
+            a = nxt[r]
+            for q in range(r, a): out[q + w + 1] = prev
+            run += a - r; r = a
+            if r == n: break
+        x = xh[r]
+        if keep[r]: v = x
+        else:
+            lo, hi = -math.inf, math.inf
+            for c in range(min(w, m)):                            # out[r + w], out[r + w - 1], ... with the row's bits
+                u = out[r + w - c]
+                if up[r, c]:
+                    if u < hi: hi = u
+                elif u > lo: lo = u
+            v = x if (lo <= x and x <= hi) else 0.5 * (lo + hi)
+        out[r + w + 1] = v
+        run = (run + 1 if v == prev else 1) if v != 0.0 else 0; prev = v
+        r += 1
 
 def comporder_postprocess(xhat, greater, xt, w, lo_t, hi_t, rule="paper"):
     "Algorithm 4 for t in [lo_t, hi_t): keep xhat_t inside the interval the predecessors' released values and the noisy order bits imply (in place)."
     n = hi_t - lo_t
     if n <= 0: return xt
     up = _read_order(greater, w, lo_t, hi_t, rule)
-    m, bits = up.shape[1], up.tobytes()                           # row r of the bits: bits[r*m:(r+1)*m]
     base = max(0, lo_t - w)                                       # rows the window of lo_t reaches back to
-    pad = math.inf if rule == "paper" else -math.inf              # a predecessor before the stream: 'greater', never binding
-    out = [pad] * (w + 1 - (lo_t - base)) + xt[base:lo_t].tolist() + [0.0] * n   # out[w + 1 + r] is timestamp lo_t + r
-    xh = xhat[lo_t:hi_t].tolist()
-    if rule == "artifact":                                        # the authors' code: hull test, sentinels 0 and 1e9
-        for r in range(n):
-            A, B = 0.0, 1e9
-            for v, g in zip(out[r + 2:r + w], bits[r * m:(r + 1) * m]):
-                if g:
-                    if v > A: A = v
-                elif v < B: B = v
-            x = xh[r]
-            out[r + w + 1] = 0.5 * (A + B) if (A > B and not B <= x <= A) else x
-        xt[lo_t:hi_t] = out[w + 1:]
-        return xt
-    one_sided = up.all(1) | (up.sum(1) == np.maximum(w - np.arange(lo_t, hi_t), 0))   # none judged smaller, or none greater
-    keep, nxt = one_sided.tolist(), _next_true(one_sided)
-    prev, run = None, 0                                           # run: equal released values ending at t - 1
-    for v in xt[base:lo_t].tolist(): run, prev = _run_after(run, prev, v), v
-    r = 0
-    while r < n:
-        if run >= w:                                              # w equal predecessors: the output stays, up to a one-sided window
-            a = nxt[r]
-            out[r + w + 1:a + w + 1] = [prev] * (a - r); run += a - r; r = a
-            if r == n: break
-        x = xh[r]
-        if keep[r]: v = x
-        else:
-            lo, hi = -math.inf, math.inf
-            for u, g in zip(out[r + w:r:-1], bits[r * m:(r + 1) * m]):
-                if g:
-                    if u < hi: hi = u
-                elif u > lo: lo = u
-            v = x if lo <= x <= hi else 0.5 * (lo + hi)
-        out[r + w + 1] = v
-        run, prev = _run_after(run, prev, v), v
-        r += 1
+    out = np.zeros(w + 1 + n)                                     # out[w + 1 + r] is timestamp lo_t + r
+    out[:w + 1 - (lo_t - base)] = math.inf if rule == "paper" else -math.inf   # a predecessor before the stream: 'greater', never binding
+    out[w + 1 - (lo_t - base):w + 1] = xt[base:lo_t]
+    xh = np.ascontiguousarray(xhat[lo_t:hi_t], float)
+    if rule == "artifact": keep, nxt = np.zeros(n, bool), np.zeros(n, np.int64)
+    else:
+        one_sided = up.all(1) | (up.sum(1) == np.maximum(w - np.arange(lo_t, hi_t), 0))   # none judged smaller, or none greater
+        keep, nxt = one_sided, np.asarray(_next_true(one_sided), np.int64)
+    _comporder_post(out, up, xh, keep, nxt, w, lo_t - base, rule == "artifact")
     xt[lo_t:hi_t] = out[w + 1:]
     return xt
 
@@ -531,7 +604,8 @@ class DelayMechanism(Mechanism):
                 eps_s[s0] = self.eps_p / 2
             if self.truncation: sens[s0:s1] = self._tau
             ahead.append(self._draw_ahead(b0 + s0, mask[s0:s1], sens[s0:s1], self.eps_p - eps_s[s0:s1]))
-        return sens, eps_s, None if any(a is None for a in ahead) else tuple(np.concatenate(p) for p in zip(*ahead))
+        if any(a is None for a in ahead): return sens, eps_s, None
+        return sens, eps_s, ahead[0] if len(ahead) == 1 else tuple(np.concatenate(p) for p in zip(*ahead))   # one piece: no copy
 
     def _draw_ahead(self, b0, mask, sens, eps_p):
         "The draws of batches b0.. (rows of mask), taken ahead in the step-wise order: their Laplace units (None: drawn where used, a batch at a time)."
