@@ -313,6 +313,7 @@ class _SegmentNames:
 
 class Ledger:
     "Per-account privacy spends per timestamp, checked over every sliding window by `check()`."
+    _MIXED, _IN_ORDER = -1, -2   # chunk kinds besides a timestamp: entries in any order; one entry per (account, t), sorted
     def __init__(self, T: int, eps, w=None, n_accounts: int = 1, names: Sequence[str] | None = None, unit: str = "stream"):
         self.T = check_int(T, "T", minimum=1)
         self.n_accounts = check_int(n_accounts, "n_accounts", minimum=1)
@@ -328,6 +329,7 @@ class Ledger:
         self._rt, self._rlo, self._rhi, self._re = [], [], [], []  # range spends (see `spend_ranges`)
         self._seg = self._seg_bounds = self._expanded = None       # caches of the range form, rebuilt after a spend
         self._n_spends = 0                                          # (account, t) spends recorded, for repr
+        self._passed = False                                        # check() passed and nothing was spent since
         self._standing = np.zeros(self.n_accounts); self._standing_from = np.full(self.n_accounts, self.T, np.int64)
 
     def _per_account(self, x, name, dt):
@@ -367,7 +369,7 @@ class Ledger:
         amt = np.broadcast_to(np.asarray(amount, dtype=float), acc.shape)
         if amt.size and (not np.all(np.isfinite(amt)) or amt.min() < 0): raise ValueError(f"amount must be finite and >= 0, got {amount!r}")
         if acc.size == 0: return self
-        self._merged = self._seg = self._expanded = None
+        self._merged = self._seg = self._expanded = None; self._passed = False
         self._n_spends += acc.size
         self._simple.append(t)  # a chunk at one timestamp (whether its accounts are distinct is checked lazily)
         self._a.append(acc); self._t.append(np.full(acc.shape, t, np.int64)); self._e.append(np.array(amt, dtype=float))
@@ -378,9 +380,9 @@ class Ledger:
         amounts = check_array(amounts, "amounts", ndim=1, shape=(self.T,))
         if amounts.min() < 0: raise ValueError("amounts must be >= 0")
         nz = np.flatnonzero(amounts)
-        self._merged = self._seg = self._expanded = None
+        self._merged = self._seg = self._expanded = None; self._passed = False
         self._n_spends += nz.size
-        self._simple.append(-1)
+        self._simple.append(self._IN_ORDER)
         self._a.append(np.full(nz.shape, int(account), np.int64)); self._t.append(nz.astype(np.int64)); self._e.append(amounts[nz].astype(float))
         return self
 
@@ -415,7 +417,7 @@ class Ledger:
         keep = hi > lo  # empty ranges record nothing
         if not keep.all(): t, amt, lo, hi = t[keep], amt[keep], lo[keep], hi[keep]
         if t.size == 0: return self
-        self._merged = self._seg = self._expanded = None
+        self._merged = self._seg = self._expanded = None; self._passed = False
         self._n_spends += int((hi - lo).sum())
         self._rt.append(t.astype(np.int64)); self._re.append(amt.astype(float))
         self._rlo.append(lo.astype(np.int64)); self._rhi.append(hi.astype(np.int64))
@@ -445,6 +447,9 @@ class Ledger:
         "`entries()` of the spends recorded with account lists (compacts them in place)."
         if not self._a: return (np.zeros(0, np.int64),) * 2 + (np.zeros(0),)
         if self._merged is not None: return self._merged
+        if len(self._a) == 1 and self._simple[0] == self._IN_ORDER:   # one series, or merged before: nothing to sort or add
+            self._merged = (self._a[0], self._t[0], self._e[0])
+            return self._merged
         st = np.asarray(self._simple)
         if len(self._a) > 1 and st.min() >= 0 and np.all(st[1:] >= st[:-1]) and self._distinct_chunks():
             # every chunk: distinct accounts at one timestamp, chunks in time order -> an O(n) counting sort by account
@@ -465,7 +470,7 @@ class Ledger:
         start = np.flatnonzero(first)
         uniq = key[start]
         self._a, self._t, self._e = [uniq // (self.T + 1)], [uniq % (self.T + 1)], [np.add.reduceat(e, start)]
-        self._simple = [-1]
+        self._simple = [self._IN_ORDER]
         self._merged = (self._a[0], self._t[0], self._e[0])
         return self._merged
 
@@ -487,7 +492,7 @@ class Ledger:
         seg._a = [np.concatenate([np.searchsorted(b, ea), _concat_aranges(s_lo, s_hi)])]
         seg._t = [np.concatenate([et, np.repeat(rt, k)])]
         seg._e = [np.concatenate([ee, np.repeat(re, k)])]
-        seg._simple = [-1]
+        seg._simple = [self._MIXED]
         self._seg, self._seg_bounds = seg, b
         return seg
 
@@ -537,6 +542,7 @@ class Ledger:
             return a, t, e + np.where(t >= self._standing_from[a], self._standing[a], 0.0)
         a, t, e = self.entries()
         if a.size == 0: return a, t, e
+        if self.w is not None and self.n_accounts == 1: return self._one_account_window_spends(a, t, e)
         c = np.cumsum(e)
         if self.w is None:
             last = np.r_[np.flatnonzero(np.diff(a)), a.size - 1]
@@ -551,20 +557,35 @@ class Ledger:
         before = np.where(lo > 0, c[np.maximum(lo - 1, 0)], 0.0)
         return a, t, c - before + standing
 
+    def _one_account_window_spends(self, a, t, e):
+        "`window_spends` of a one-account w-event ledger: the running sum C on a dense time axis, no binary search (the same sums: adding 0.0 is exact)."
+        w, amount = int(self.w[0]), float(self._standing[0])
+        standing = np.where(t >= self._standing_from[0], amount, 0.0) if amount else 0.0
+        if t.size < 2 or int((t[1:] - t[:-1]).min()) >= w: return a, t, e + standing   # each window holds one spend
+        dense = np.zeros(self.T + 1); dense[t + 1] = e
+        c = np.cumsum(dense)
+        return a, t, c[t + 1] - c[np.maximum(t - w + 1, 0)] + standing
+
     def check(self):
         "Raise `PrivacyBudgetExceeded` naming the earliest window over budget; else return self."
-        if self._rt: self._segments().check(); return self  # names the segment's first account: the expanded form's choice
+        if self._passed: return self                         # checked, and nothing spent since
+        self._passed = self._check()
+        return self
+
+    def _check(self) -> bool:
+        "`check()`'s work: True when every window is within budget."
+        if self._rt: self._segments().check(); return True  # names the segment's first account: the expanded form's choice
         if (self._merged is None and self._a and not np.any(self._standing) and np.all(self.eps == self.eps[0])
                 and max(float(e.max()) for e in self._e) <= self.eps[0] * (1 + REL_TOL) and self._spread_out()):
-            return self  # one spend per window, none above the budget
+            return True  # one spend per window, none above the budget
         a, t, s = self.window_spends()
-        if a.size == 0: return self
+        if a.size == 0: return True
         bad = np.flatnonzero(s > self.eps[a] * (1 + REL_TOL))
         if bad.size:
             k = int(bad[np.lexsort((a[bad], t[bad]))[0]])
             win = (None, None) if self.w is None else (int(max(t[k] - self.w[a[k]] + 1, 0)), int(t[k]))
             raise PrivacyBudgetExceeded(self.account_name(int(a[k])), win, s[k], self.eps[a[k]])
-        return self
+        return True
 
     def ok(self) -> bool:
         "True when `check()` passes."
@@ -576,8 +597,9 @@ class Ledger:
         if self._rt: return self._segments().spent_per_timestamp(None if account is None else self._segment_of(account))
         a, t, e = self.entries()
         out = np.zeros(self.T)
-        if account is not None: m = a == account; np.add.at(out, t[m], e[m])
-        else: np.maximum.at(out, t, e)
+        if account is None: np.maximum.at(out, t, e)
+        elif self.n_accounts == 1 and account == 0: out[t] = e              # entries are one per (account, t): placed, not added
+        else: m = a == account; out[t[m]] = e[m]
         return out
 
     def window_use(self, account=None, chunk: int = 256) -> np.ndarray:
@@ -955,12 +977,16 @@ def register(cls):
     _REGISTRY[key] = MechanismInfo(cls.name, cls, cls.paper, cls.stream_kind, cls.summary or (cls.__doc__ or "").strip().split("\n")[0])
     return cls
 
+_LOADED = []   # set once every registering module is imported: the package's directory is listed once a process
+
 def _load_all():
-    "Import every module that registers mechanisms (they register on import)."
+    "Import every module that registers mechanisms (they register on import), once."
+    if _LOADED: return
     import importlib, pkgutil, wevent_nb
     for m in pkgutil.iter_modules(wevent_nb.__path__):
         if not m.name.startswith("_") and m.name not in ("cli",):
             importlib.import_module(f"wevent_nb.{m.name}")
+    _LOADED.append(True)
 
 def list_mechanisms(paper: str | None = None, stream_kind: str | None = None) -> list[MechanismInfo]:
     "Registered mechanisms, optionally filtered by paper (substring) or stream kind."
