@@ -191,9 +191,7 @@ class CentralBaseline(Mechanism):
         if self.books is not None and (sched := self._scheduled(t)):    # online: the step's scheduled spends, before any draw
             self.books.spend(t, sum(float(a) for a in sched.values()))
             for k, a in sched.items(): self._diag[k][t] += float(a)
-        if self._compiled_step:
-            est, pub = self._compiled(x[None, :])
-            return (est.copy() if self._est is None else est), pub
+        if self._compiled_step: return self._compiled(x[None, :])   # online: a row of a fresh array, nobody else's
         est, pub = self._step(x)
         if self._est is None: self._last = np.array(est, dtype=float)      # online: only the latest release is kept
         else: self._est[t] = est; self._pub[t] = pub; self._last = self._est[t]

@@ -129,9 +129,19 @@ class Grid:
     def __len__(self): return len(self.streams) * len(self.mechanisms) * math.prod(len(v) for v in self.params.values()) * self.reps
 
 # %% ../nbs/20_experiments.ipynb #9a92f411
+def _reads_release(fn) -> bool:
+    "Does the metric take the release (a `release` parameter)?"
+    try: return "release" in inspect.signature(fn).parameters
+    except (TypeError, ValueError): return False
+
+_READS_RELEASE: dict = {}   # metric -> _reads_release(metric): a grid calls a few metrics once a cell, their signatures are read once
+
 def _call_metric(fn, release, truth) -> float:
-    try: wants = "release" in inspect.signature(fn).parameters
-    except (TypeError, ValueError): wants = False
+    try: wants = _READS_RELEASE[fn]
+    except KeyError:
+        if len(_READS_RELEASE) > 256: _READS_RELEASE.clear()    # bounded, whatever callables a caller makes
+        wants = _READS_RELEASE[fn] = _reads_release(fn)
+    except TypeError: wants = _reads_release(fn)        # an unhashable callable: read each time
     v = fn(release.estimates, truth, release=release) if wants else fn(release.estimates, truth)
     return float(v)
 
