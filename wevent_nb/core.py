@@ -566,6 +566,13 @@ class Ledger:
         c = np.cumsum(dense)
         return a, t, c[t + 1] - c[np.maximum(t - w + 1, 0)] + standing
 
+    def _event_totals_within(self) -> bool:
+        "An event-level ledger holding range spends only: is every account's total within its budget? One pass over a difference array, no segments (the segment form names the account when one is not)."
+        rt, lo, hi, e = (np.concatenate(x) for x in (self._rt, self._rlo, self._rhi, self._re))
+        diff = np.zeros(self.n_accounts + 1)
+        np.add.at(diff, lo, e); np.add.at(diff, hi, -e)
+        return bool(np.all(np.cumsum(diff[:-1]) <= self.eps * (1 + REL_TOL)))
+
     def check(self):
         "Raise `PrivacyBudgetExceeded` naming the earliest window over budget; else return self."
         if self._passed: return self                         # checked, and nothing spent since
@@ -574,7 +581,10 @@ class Ledger:
 
     def _check(self) -> bool:
         "`check()`'s work: True when every window is within budget."
-        if self._rt: self._segments().check(); return True  # names the segment's first account: the expanded form's choice
+        if self._rt:
+            if self.w is None and not self._a and self._event_totals_within():
+                return True                                  # event-level, ranges only: every account's total within budget
+            self._segments().check(); return True  # names the segment's first account: the expanded form's choice
         if (self._merged is None and self._a and not np.any(self._standing) and np.all(self.eps == self.eps[0])
                 and max(float(e.max()) for e in self._e) <= self.eps[0] * (1 + REL_TOL) and self._spread_out()):
             return True  # one spend per window, none above the budget
