@@ -6,24 +6,28 @@ Docs: https://wevent-nb.github.io/wevent_nb/capp.html.md"""
 
 # %% ../nbs/12_capp.ipynb #145bcba7
 from __future__ import annotations
-import math, numbers
+import functools, math, numbers
 import numpy as np
+from numba import njit, objmode
 from .core import (Mechanism, Release, Ledger, RollingLedger, UnprovenConfiguration, NumericPopulation, register,
                             as_rng, check_eps, check_w, check_int, check_array, check_in_range, check_bool, _bad)
+from .engine import PORTS, NO_PORT, NO_RNG, Port, pairwise_sum, spend
 
 PAPER = "CAPP (R. Du et al.): dual utilization of perturbation under w-event LDP"
 SMALL_EPS = 1e-4   # below this the closed form of b loses digits to cancellation: use its series
 
 # %% auto #0
 __all__ = ['PAPER', 'SMALL_EPS', 'RANDOMIZERS', 'SMOOTH_MODES', 'CAPP_SIGNS', 'FEEDBACKS', 'CAPP_VARIANTS', 'STRICT_DERIVATION',
-           'sw_params', 'sw_density', 'sw_perturb', 'sw_moments', 'sw_v1_moments', 'sw_sigma2_printed',
-           'deviation_moments', 'pm_perturb', 'pm_variance', 'laplace_perturb', 'laplace_variance', 'sr_perturb',
-           'sr_variance', 'randomize', 'sw_transition', 'sw_ems', 'sma', 'capp_offset', 'capp_bounds',
-           'report_schedule', 'max_in_span', 'per_report_budget', 'sampling_objective', 'choose_ns', 'segments',
-           'NumericLDPMechanism', 'PPMechanism', 'SWDirect', 'IPP', 'APP', 'CAPP', 'Sampling', 'APPS', 'CAPPS', 'ToPL',
-           'PMAPP', 'LaplaceDirect', 'LaplaceAPP', 'SRDirect', 'SRAPP', 'BASW', 'APPDoubleBudget', 'APPNoClip',
-           'required_population', 'QueryPopulation', 'query_population', 'user_values', 'mse_of_mean', 'cos_published',
-           'cos_smoothed', 'cos_raw', 'w1_user_means']
+           'sw_params', 'sw_density', 'sw_report', 'sw_perturb', 'sw_moments', 'sw_v1_moments', 'sw_sigma2_printed',
+           'deviation_moments', 'pm_report', 'sr_report', 'pm_params', 'sr_params', 'pm_perturb', 'pm_variance',
+           'laplace_perturb', 'laplace_variance', 'sr_perturb', 'sr_variance', 'randomize', 'sw_transition', 'sw_ems',
+           'sma', 'capp_offset', 'capp_bounds', 'report_schedule', 'max_in_span', 'per_report_budget',
+           'sampling_objective', 'choose_ns', 'segments', 'clip_one', 'report_input', 'report_output', 'draw_reports',
+           'draw_noise', 'ReportPort', 'pp_steps', 'NumericLDPMechanism', 'PPMechanism', 'SWDirect', 'IPP', 'APP',
+           'CAPP', 'Sampling', 'APPS', 'CAPPS', 'ToPL', 'PMAPP', 'LaplaceDirect', 'LaplaceAPP', 'SRDirect', 'SRAPP',
+           'basw_steps', 'BASW', 'APPDoubleBudget', 'APPNoClip', 'required_population', 'QueryPopulation',
+           'query_population', 'user_values', 'mse_of_mean', 'cos_published', 'cos_smoothed', 'cos_raw',
+           'w1_user_means']
 
 # %% ../nbs/12_capp.ipynb #0d0f9602
 def sw_params(eps):
@@ -44,13 +48,31 @@ def sw_density(y, v, eps):
     inside = (y >= -b) & (y <= 1 + b)
     return np.where(inside, np.where(np.abs(y - v) <= b, p, q), 0.0)
 
+@njit(cache=True)
+def sw_report(v, b, p, u1, u2):
+    "One SW report of v in [0, 1] from two uniforms: on the band [v - b, v + b] with probability 2bp (u1), else on the low band [-b, v - b) U (v + b, 1 + b], whose pieces laid end to end make one interval of length 1 (u2 places it)."
+    if u1 < 2 * b * p: return v - b + 2 * b * u2
+    if u2 < v: return -b + u2
+    return v + b + (u2 - v)
+
+def _flat(*xs):
+    "Arrays broadcast together, as flat contiguous copies (for a compiled loop), and their common shape."
+    shape = np.broadcast_shapes(*(np.shape(x) for x in xs))
+    return [np.array(np.broadcast_to(x, shape), np.float64).ravel() for x in xs], shape
+
+@njit(cache=True)
+def _sw_reports(v, b, p, u1, u2):
+    out = np.empty(v.size)
+    for j in range(v.size): out[j] = sw_report(v[j], b[j], p[j], u1[j], u2[j])
+    return out
+
 def sw_perturb(v, eps, rng):
     "Square Wave reports of values `v` in [0, 1] (clamped, as the authors' SW.m) with budget `eps` (scalar or per value)."
     v = np.clip(np.asarray(v, float), 0.0, 1.0)
     b, p, q = sw_params(eps)
-    u1, u2 = rng.random(v.shape), rng.random(v.shape)
-    low = np.where(u2 < v, -b + u2, v + b + (u2 - v))        # the low band [-b, v-b) U (v+b, 1+b] has length 1
-    return np.where(u1 < 2 * b * p, v - b + 2 * b * u2, low)
+    u1, u2 = rng.random(v.shape), rng.random(v.shape)           # all the first uniforms, then all the second
+    args, shape = _flat(v, b, p, u1, u2)
+    return _sw_reports(*args).reshape(shape)
 
 def sw_moments(v, eps):
     "Mean and variance of SW(v): E = q(1+2b)/2 + 2b(p-q)v, E[Y^2] = q((1+b)^3+b^3)/3 + (p-q)(2bv^2 + 2b^3/3)."
@@ -86,17 +108,48 @@ def deviation_moments(x, eps):
     return m1, m2
 
 # %% ../nbs/12_capp.ipynb #aab7b905
+@njit(cache=True)
+def pm_report(v, z, C, u1, u2):
+    "One PM report of v in [-1, 1] (z = e^(eps/2), C = (z+1)/(z-1)) from two uniforms: on [l(v), r(v)] = [l, l + C - 1] with probability z/(z+1) (u1), else on the rest of [-C, C], a band of length C + 1 laid end to end (u2 places it)."
+    l = (C + 1) * v / 2 - (C - 1) / 2
+    if u1 < z / (z + 1): return l + (C - 1) * u2
+    a = -C + (C + 1) * u2
+    return a if a < l else a + (C - 1)
+
+@njit(cache=True)
+def sr_report(v, z, C, u):
+    "One stochastic-rounding report of v in [-1, 1] (z = e^eps): +C with probability 1/2 + v(z-1)/(2(z+1)) (u), else -C."
+    return C if u < 0.5 + v * (z - 1) / (2 * (z + 1)) else -C
+
+def pm_params(eps):
+    "PM's (z, C) at budget `eps`: z = e^(eps/2), C = (z+1)/(z-1), the output range [-C, C]."
+    z = math.exp(eps / 2)
+    return z, (z + 1) / (z - 1)
+
+def sr_params(eps, scaled: bool = True):
+    "SR's (z, C) at budget `eps`: z = e^eps, C = (z+1)/(z-1) (scaled, unbiased) or 1."
+    z = math.exp(eps)
+    return z, ((z + 1) / (z - 1) if scaled else 1.0)
+
+@njit(cache=True)
+def _pm_reports(v, z, C, u1, u2):
+    out = np.empty(v.size)
+    for j in range(v.size): out[j] = pm_report(v[j], z[j], C[j], u1[j], u2[j])
+    return out
+
+@njit(cache=True)
+def _sr_reports(v, z, C, u):
+    out = np.empty(v.size)
+    for j in range(v.size): out[j] = sr_report(v[j], z[j], C[j], u[j])
+    return out
+
 def pm_perturb(v, eps, rng):
     "Piecewise Mechanism (Wang et al.) reports of `v` in [-1, 1] with budget `eps`: outputs in [-C, C], unbiased."
     v = np.clip(np.asarray(v, float), -1.0, 1.0)
-    z = math.exp(eps / 2)
-    C = (z + 1) / (z - 1)
-    l = (C + 1) * v / 2 - (C - 1) / 2; r = l + C - 1
+    z, C = pm_params(eps)
     u1, u2 = rng.random(v.shape), rng.random(v.shape)
-    hi = l + (C - 1) * u2
-    a = -C + (C + 1) * u2                                       # uniform on [-C, l) U (r, C], a band of length C + 1
-    lo = np.where(a < l, a, a + (C - 1))
-    return np.where(u1 < z / (z + 1), hi, lo)
+    args, shape = _flat(v, z, C, u1, u2)
+    return _pm_reports(*args).reshape(shape)
 
 def pm_variance(v, eps):
     "Variance of PM(v) on [-1, 1]: v^2/(e^{eps/2}-1) + (e^{eps/2}+3)/(3(e^{eps/2}-1)^2)."
@@ -115,10 +168,9 @@ def laplace_variance(v, eps):
 def sr_perturb(v, eps, rng, scaled: bool = True):
     "Duchi et al.'s stochastic rounding of `v` in [-1, 1]: +-C (unbiased, scaled=True) or +-1 (scaled=False)."
     v = np.clip(np.asarray(v, float), -1.0, 1.0)
-    z = math.exp(eps)
-    C = (z + 1) / (z - 1) if scaled else 1.0
-    up = rng.random(v.shape) < 0.5 + v * (z - 1) / (2 * (z + 1))
-    return np.where(up, C, -C)
+    z, C = sr_params(eps, scaled)
+    args, shape = _flat(v, z, C, rng.random(v.shape))
+    return _sr_reports(*args).reshape(shape)
 
 def sr_variance(v, eps):
     "Variance of the scaled SR report: C^2 - v^2 with C = (e^eps+1)/(e^eps-1)."
@@ -128,9 +180,16 @@ def sr_variance(v, eps):
 RANDOMIZERS = ("SW", "PM", "Laplace", "SR")
 
 def randomize(base: str, v, eps, rng):
-    "One report per entry of `v` (base units) from randomizer `base`: the only place the methods below draw randomness."
+    "One report per entry of `v` (base units) from randomizer `base`, drawn by the vectorised functions above: where a run draws when a caller replaced one of them or records its generator (the compiled step draws the same otherwise, below)."
     f = {"SW": sw_perturb, "PM": pm_perturb, "Laplace": laplace_perturb, "SR": sr_perturb}[base]
     return f(v, eps, rng)
+
+_OWN = {f.__name__: f for f in (sw_perturb, pm_perturb, laplace_perturb, sr_perturb, randomize)}   # this module's randomizers, as defined
+
+def _own_randomizers() -> bool:
+    "True while the module's randomizers are the ones defined here (a white-box check may replace one: the methods then draw through it)."
+    g = globals()
+    return all(g[k] is f for k, f in _OWN.items())
 
 # %% ../nbs/12_capp.ipynb #c111466f
 def _band_overlap(lo, hi, a, b):
@@ -168,19 +227,30 @@ def sw_ems(reports, eps, d: int = 64, smooth: bool = True, tol: float = 1e-7, ma
 # %% ../nbs/12_capp.ipynb #d1e1309f
 SMOOTH_MODES = (None, "centered", "trailing")
 
+@njit(cache=True)
+def _window_means(x, lo, hi):
+    "Each row's (c[hi] - c[lo]) / (hi - lo), where c is 0 then the row's running sums (np.cumsum's, in order), for a C-contiguous 2-D x; returned transposed (slot-major)."
+    R, T = x.shape
+    out, c = np.empty((T, R)), np.zeros(T + 1)
+    for r in range(R):
+        c[1] = x[r, 0]
+        for t in range(1, T): c[t + 1] = c[t] + x[r, t]
+        for t in range(T): out[t, r] = (c[hi[t]] - c[lo[t]]) / (hi[t] - lo[t])
+    return out
+
 def sma(x, window: int = 3, mode: str = "centered"):
     "Simple moving average along the last axis with shrinking ends: centred (the paper, Sec. IV-A) or trailing (the authors' movmean(x, [2 0]))."
     if mode not in ("centered", "trailing"): raise _bad("mode", mode, "'centered' or 'trailing'")
     window = check_int(window, "window", minimum=1)
     x = np.asarray(x, float)
     T = x.shape[-1]
-    c = np.concatenate([np.zeros(x.shape[:-1] + (1,)), np.cumsum(x, axis=-1)], axis=-1)
     t = np.arange(T)
     if mode == "centered":
         if window % 2 == 0: raise _bad("window", window, "odd for the centred average")
         k = window // 2; lo, hi = np.maximum(t - k, 0), np.minimum(t + k + 1, T)
     else: lo, hi = np.maximum(t - window + 1, 0), t + 1
-    return (c[..., hi] - c[..., lo]) / (hi - lo)
+    out = _window_means(np.ascontiguousarray(x.reshape(-1, T)), lo, hi)          # differences of running sums, row by row
+    return np.moveaxis(out.reshape((T,) + x.shape[:-1]), 0, -1)   # laid out as numpy's c[..., hi] lays it out: slot-major (estimates sum users pairwise)
 
 # %% ../nbs/12_capp.ipynb #9cb1972c
 def capp_offset(eps_w):
@@ -249,13 +319,130 @@ def segments(L: int, n_s: int):
     stops = np.r_[starts[1:], L]
     return starts, stops
 
+# %% ../nbs/12_capp.ipynb #cc0step1
+_CLIP, _CAPP_ALG2, _CAPP_AUTHORS = 0, 1, 2   # how a fed-back value reaches the randomizer's domain (the kernel's `mode`)
+_SW, _PM, _LAPLACE, _SR = range(4)            # the randomizers, by their place in RANDOMIZERS (the kernel's `kind`)
+_NO_ROWS = np.zeros((0, 0))               # an online run's per-slot outputs: none kept
+
+@njit(cache=True)
+def clip_one(x, lo, hi):
+    "np.clip(x, lo, hi) of one float, bit for bit (a value equal to a bound is kept: -0.0 stays -0.0)."
+    m = lo if x < lo else x
+    return hi if m > hi else m
+
+@njit(cache=True)
+def report_input(v, mode, lo, hi):
+    "The randomizer's input for the fed-back value v (base units): v clipped to the randomizer's domain [lo, hi] (mode 0); CAPP's v clipped to [l, u] = [lo, hi] and mapped onto [0, 1] (mode 1), or mapped from the authors' [min(l, 0), max(u, 1)] = [lo, hi] onto [0, 1] and clipped (mode 2)."
+    if mode == _CLIP: return clip_one(v, lo, hi)
+    if mode == _CAPP_ALG2: return (clip_one(v, lo, hi) - lo) / (hi - lo)
+    return clip_one((v - lo) / (hi - lo), 0.0, 1.0)
+
+@njit(cache=True)
+def report_output(y, mode, l, u):
+    "The report in base units: the randomizer's output (mode 0), or CAPP's SW report on [0, 1] mapped back with [l, u]."
+    return y if mode == _CLIP else y * (u - l) + l
+
+@njit(cache=True)
+def draw_reports(x, kind, r1, r2, noise, y):
+    "The reports y of the inputs x (one per user) from randomizer `kind` with parameters (r1, r2), from one report's row of noise drawn as its vectorised form draws it: SW and PM every user's first uniform, then every user's second; SR one uniform each; Laplace one Laplace(r1) draw each."
+    N = x.shape[0]
+    for j in range(N):
+        if kind == _SW: y[j] = sw_report(x[j], r1, r2, noise[j], noise[N + j])
+        elif kind == _PM: y[j] = pm_report(x[j], r1, r2, noise[j], noise[N + j])
+        elif kind == _SR: y[j] = sr_report(x[j], r1, r2, noise[j])
+        else: y[j] = x[j] + noise[j]
+
+def draw_noise(kind, rng, K: int, N: int, scale: float):
+    "The noise of K reports of N users in one call of the Generator, row r for report r: the numbers the vectorised randomizers draw in K calls (a Generator fills an array in order)."
+    if kind == _SW or kind == _PM: return rng.random((K, 2 * N))        # per report: N first uniforms, then N second
+    if kind == _SR: return rng.random((K, N))
+    return rng.laplace(0.0, scale, (K, N))
+
+@njit(cache=True)
+def _inputs(v, mode, lo, hi):
+    out = np.empty(v.size)
+    for j in range(v.size): out[j] = report_input(v[j], mode, lo, hi)
+    return out
+
+@njit(cache=True)
+def _outputs(y, mode, l, u):
+    out = np.empty(y.size)
+    for j in range(y.size): out[j] = report_output(y[j], mode, l, u)
+    return out
+
+class ReportPort(Port):
+    "The Python side of a run's compiled step (the engine's Port): an online run's books, charged before each draw, and the draws of a run that draws through this module's Python functions (the report method a subclass may replace, and `randomize`)."
+    def __init__(self, mech, online: bool):
+        books, N = (mech.books if online else None), mech._N
+        super().__init__(mech._rng, (), book=None if books is None else (lambda t, amount: books.spend_ranges(t, amount, 0, N)))
+        self.mech, self.books = mech, books
+    def report(self, v): return np.ascontiguousarray(self.mech._perturb(v), np.float64)
+    def sw(self, v, eps): return np.ascontiguousarray(randomize("SW", v, eps, self.rng), np.float64)
+    def sw_units(self, v, kk): return self.sw(v, kk * self.mech.unit)
+    def book_units(self, t, kk, users):
+        if self.books is not None: self.books.spend(t, kk * self.mech.unit, users)
+
+@njit(cache=True)
+def _port_report(pid, v):
+    with objmode(y="float64[:]"):
+        y = PORTS[pid].report(v)
+    return y
+
+@njit(cache=True)
+def pp_steps(Z, t0, T, noise, pid, py_draws,                  # slots t0, t0 + 1, ... of the values in [0, 1] (users x slots); T (0: online); the noise
+             zrun, D, dev, kb, raw, Dtrace, means, reported,   # state: the run's values, D, the ring of deviations, [reports made, the run's first]; outputs
+             rep_run, seg_run, rep_last, seg_last,             # a run's schedule, and that of a batch stream's cut last run
+             Lq, kind, feedback, mode, in_lo, in_hi, l, u, r1, r2, lo, hi):
+    "PPMechanism's step over the columns of Z, report r drawn from row r of `noise` (or, py_draws, through port pid): per step the mean of the reports (NaN where none) and whether a report was made; a batch run's raw reports and D in its rows."
+    N, n = Z.shape
+    acc = dev.shape[1]
+    v, x, y, out = np.empty(N), np.empty(N), np.empty(N), np.empty(N)
+    r = 0                                                              # reports made in this call
+    for i in range(n):
+        t = t0 + i
+        pos = t % Lq; b0 = t - pos                                     # position in the run, and the run's first slot
+        cut = T > 0 and b0 + Lq > T
+        rep, seg = (rep_last, seg_last) if cut else (rep_run, seg_run)
+        if pos == 0:
+            D[:] = 0.0; kb[1] = kb[0]
+        zrun[:, pos] = Z[:, i]
+        reported[i], means[i] = rep[pos], np.nan
+        if not rep[pos]:
+            if T > 0: Dtrace[:, t] = D
+            continue
+        a = seg[pos]; m = pos - a + 1
+        for j in range(N):                                             # the slot's value, or its segment's mean, as numpy's mean:
+            s = (0.0 + (zrun[j, a] if m == 1 else pairwise_sum(zrun[j], a, m))) / m   # the pairwise sum added to 0.0, over m
+            v[j] = s if kind == _SW else 2 * s - 1
+        if py_draws: y[:] = _port_report(pid, v + D)
+        else:
+            for j in range(N): x[j] = report_input(v[j] + D[j], mode, in_lo, in_hi)
+            draw_reports(x, kind, r1, r2, noise[r], y)
+            for j in range(N): y[j] = report_output(y[j], mode, l, u)
+        r += 1
+        if feedback:
+            k = kb[0]
+            for j in range(N):
+                d, old = v[j] - y[j], 0.0
+                if acc > 0:
+                    old = dev[j, k % acc]; dev[j, k % acc] = d
+                D[j] += d
+                if acc > 0 and k - acc >= kb[1]: D[j] -= old           # the deviation that left the sliding window
+        for j in range(N):
+            out[j] = (y[j] if kind == _SW else (y[j] + 1) / 2) * (hi - lo) + lo
+            if T > 0:
+                for c in range(b0 + a, t + 1): raw[j, c] = out[j]      # the report stands for its segment
+        means[i] = (0.0 + pairwise_sum(out, 0, N)) / N
+        kb[0] += 1
+        if T > 0: Dtrace[:, t] = D
+
 # %% ../nbs/12_capp.ipynb #440ccb4c
 def _check_smooth(smooth):
     if smooth not in SMOOTH_MODES: raise _bad("smooth", smooth, f"one of {SMOOTH_MODES}")
     return smooth
 
 class NumericLDPMechanism(Mechanism):
-    "Base of CAPP's methods: a NumericPopulation in, each user's stream perturbed locally; start/step/finish and run(stream, rng)."
+    "Base of CAPP's methods: a NumericPopulation in, each user's stream perturbed locally; start/step/finish and run(stream, rng), all through the method's compiled step."
     paper, stream_kind = PAPER, "numeric"
     online = True                              # start(None, ...) opens an unbounded run (section Online form)
     default_smooth: str | None = "centered"   # the authors' evaluation smooths every method but SW-direct
@@ -278,7 +465,11 @@ class NumericLDPMechanism(Mechanism):
         self._published = np.zeros(self._T, bool) if batch else None
         self.last_info = {}
         self._setup()
+        self._prepare()
         return self
+
+    def _prepare(self):
+        "The compiled step's parameters, from the final setup (a subclass may change its parent's setup, e.g. a broken variant's budget)."
 
     def _open_books(self, span):
         "The per-user books over windows of `span` slots: the full Ledger of a batch run, or a RollingLedger charged at each step (online)."
@@ -296,6 +487,17 @@ class NumericLDPMechanism(Mechanism):
         if x.shape != (self._N,): raise ValueError(f"x must hold one value per user (N={self._N}), got shape {x.shape}")
         return (x - self._lo) / (self._hi - self._lo)
 
+    def _draws_in_python(self) -> bool:
+        "Does this run draw through the port, in Python? With a generator other than a plain numpy Generator (one that records its draws must see each), or while a randomizer of this module is replaced (a white-box check wraps them)."
+        return type(self._rng) is not np.random.Generator or not _own_randomizers()
+
+    def step(self, x):
+        "Consume timestamp t's values (one per user, stream units); returns (the population mean of what is known at t, whether anything was released at t)."
+        self._next_t()
+        z = self._unit(x)                                           # bad input is refused here, before any state changes
+        means, flags = self._steps(z[:, None])
+        return float(means[0]), bool(flags[0])
+
     def finish(self) -> Release:
         "The Release: estimates = population mean of the published streams (stream units); info holds every user's raw and smoothed stream."
         if self._T is None: raise RuntimeError(f"{type(self).__name__} is in an online run (start(None, ...)): it has no end and no Release; step() returned its releases")
@@ -309,11 +511,39 @@ class NumericLDPMechanism(Mechanism):
     def _extra_info(self) -> dict: return {}
 
     def run(self, stream, rng=None) -> Release:
-        "Process a NumericPopulation (N x T, vectorised over users, one step per timestamp)."
+        "Process a NumericPopulation (N x T): every slot in one call of the compiled step, the steps `step` makes one at a time."
         s = self.check_stream(stream)
         self.start(s.T, s.N, rng, s.lo, s.hi)
-        for t in range(s.T): self.step(s.values[:, t])
+        self._steps(np.ascontiguousarray((s.values - self._lo) / (self._hi - self._lo)))   # the population holds values in [lo, hi]
         return self.finish()
+
+# %% ../nbs/12_capp.ipynb #cc0sched
+def _pattern(L: int, n_s):
+    "A run of L slots: whether each position reports, and the first position its report reads (its segment's start)."
+    slots, first = report_schedule(L, L, n_s, None, False)
+    rep, seg = np.zeros(L, bool), np.zeros(L, np.int64)
+    rep[slots] = True; seg[slots] = first
+    return rep, seg
+
+@functools.lru_cache(maxsize=1024)
+def _schedule(T: int, Lq: int, n_s, acc_window, feedback: bool, eps: float, w: int, strict: bool):
+    "(report slots of T slots, budget per report, ledger window, a run's pattern, a cut last run's pattern): a function of the configuration alone, remembered (a grid starts one configuration many times; the arrays are read-only)."
+    slots, reads = report_schedule(T, Lq, n_s, acc_window, feedback)
+    eps_report, span = per_report_budget(eps, w, slots, reads, T, strict)
+    run = _pattern(Lq, n_s)
+    last = _pattern(T % Lq, n_s) if T % Lq else run
+    for a in (slots, *run, *last): a.flags.writeable = False
+    return slots, eps_report, span, run, last
+
+_bounds = functools.lru_cache(maxsize=1024)(capp_bounds)   # CAPP's [l, u] at a run's budget, remembered
+
+@functools.lru_cache(maxsize=1024)
+def _randomizer_params(base: str, eps: float):
+    "The compiled step's (r1, r2) for a randomizer at budget eps: SW's (b, p), PM's and SR's (z, C), Laplace's scale 2/eps."
+    if base == "SW": return sw_params(eps)[:2]
+    if base == "PM": return pm_params(eps)
+    if base == "SR": return sr_params(eps)
+    return 2.0 / eps, 0.0
 
 # %% ../nbs/12_capp.ipynb #e0aa4e5a
 FEEDBACKS = ("none", "app", "capp")
@@ -368,76 +598,67 @@ class PPMechanism(NumericLDPMechanism):
     def _setup(self):
         self.n_s_used = (self.n_s or choose_ns(self.eps, self.w, self.Lq)) if self.sampling else None
         T = self._T or self._periodic_T()
-        slots, reads = report_schedule(T, self.Lq, self.n_s_used, self.acc_window, self.feedback != "none")
-        self.eps_report, span = per_report_budget(self.eps, self.w, slots, reads, T, self.strict)
+        slots, self.eps_report, span, run, last = _schedule(T, self.Lq, self.n_s_used, self.acc_window, self.feedback != "none",
+                                                             self.eps, self.w, self.strict)
+        self._run, self._run_last = tuple(a.copy() for a in run), tuple(a.copy() for a in last)   # a run's pattern, a cut last run's
         self._open_books(span)
-        self._run = self._pattern(self.Lq)                               # (reported?, first position of its segment) per position of a run
-        cut = self._T % self.Lq if self._T is not None else 0
-        self._run_last = self._pattern(cut) if cut else self._run         # a batch stream's last run may be cut short
-        if self.feedback == "capp": self.l, self.u = capp_bounds(self.eps_report, self.sign, self.shrink)
+        if self.feedback == "capp": self.l, self.u = _bounds(self.eps_report, self.sign, self.shrink)
         self._D = np.zeros(self._N)
         ring = self.feedback != "none" and self.acc_window is not None
-        self._dev = np.zeros((self._N, self.acc_window)) if ring else None   # the last acc_window deviations, report k in column k % acc_window
-        self._k, self._block_k = 0, 0                               # reports made, index of the first report of the current run
+        self._dev = np.zeros((self._N, self.acc_window if ring else 0))   # the last acc_window deviations, report k in column k % acc_window
+        self._kb = np.zeros(2, np.int64)                            # reports made, index of the first report of the current run
         self._zrun = np.zeros((self._N, self.Lq))                   # the current run's values ([0, 1] units), position t - run start
         if self._T is not None:                                     # diagnostics of a batch run
-            self._slots, self._Dtrace = slots, np.zeros((self._N, self._T))   # D after each step (0 where nothing is reported)
+            self._slots, self._Dtrace = slots.copy(), np.zeros((self._N, self._T))   # D after each step (0 where nothing is reported)
 
     def _periodic_T(self) -> int:
         "Online: as many whole runs as put every window of w + reach slots (w: the paper's accounting) in every phase of a run."
         span = self.w + (self.reach() if self.strict else 0)
         return self.Lq * (-(-span // self.Lq) + 1)
 
-    def _pattern(self, L: int):
-        "A run of L slots: whether each position reports, and the first position its report reads (its segment's start)."
-        slots, first = report_schedule(L, L, self.n_s_used, None, False)
-        rep, seg = np.zeros(L, bool), np.zeros(L, np.int64)
-        rep[slots] = True; seg[slots] = first
-        return rep, seg
-
-    def _to_base(self, z): return z if self.base == "SW" else 2 * z - 1
-    def _from_base(self, y): return y if self.base == "SW" else (y + 1) / 2
+    def _prepare(self):
+        "The kernel's map into the randomizer's domain (mode, input range, CAPP's [l, u]) and the randomizer's parameters at eps_report."
+        if self.feedback != "capp": self._map = (_CLIP, *((0.0, 1.0) if self.base == "SW" else (-1.0, 1.0)), 0.0, 1.0)
+        elif self.variant == "alg2": self._map = (_CAPP_ALG2, self.l, self.u, self.l, self.u)
+        else: self._map = (_CAPP_AUTHORS, min(self.l, 0.0), max(self.u, 1.0), self.l, self.u)   # the authors' code: normalise over [min(l,0), max(u,1)]
+        self._kind, self._rpar = RANDOMIZERS.index(self.base), _randomizer_params(self.base, self.eps_report)
 
     def _perturb(self, v):
-        "One report per user of base-unit inputs v (already fed back): the clip, CAPP's [l, u] mapping, the randomizer."
-        lo, hi = (0.0, 1.0) if self.base == "SW" else (-1.0, 1.0)
-        if self.feedback != "capp": return randomize(self.base, np.clip(v, lo, hi), self.eps_report, self._rng)
-        l, u = self.l, self.u
-        if self.variant == "alg2":
-            z = (np.clip(v, l, u) - l) / (u - l)
-        else:                                                         # the authors' code: normalise over [min(l,0), max(u,1)]
-            a, b = min(l, 0.0), max(u, 1.0)
-            z = np.clip((v - a) / (b - a), 0.0, 1.0)
-        return randomize("SW", z, self.eps_report, self._rng) * (u - l) + l
+        "One report per user of base-unit inputs v (already fed back), drawn in Python: the clip and CAPP's [l, u] map (compiled, the kernel's), `randomize`, the map back. Only a run that draws through the port calls it; the kernel draws the same reports itself."
+        mode, lo, hi, l, u = self._map
+        y = randomize(self.base, _inputs(np.asarray(v, float), mode, lo, hi), self.eps_report, self._rng)
+        return _outputs(np.asarray(y, float), mode, l, u)
 
-    def step(self, x):
-        "Consume timestamp t's values (one per user, stream units); returns (population mean of what is known at t, reported at t)."
-        t = self._next_t()
-        z = self._unit(x)                                           # bad input is refused here, before any state changes
-        i = t % self.Lq; b0 = t - i                                 # position in the run, and the run's first slot
-        rep, seg = self._run_last if self._T is not None and b0 + self.Lq > self._T else self._run
-        if i == 0: self._D[:] = 0.0; self._block_k = self._k
-        self._zrun[:, i] = z
-        out = None
-        if rep[i]:
-            k, a = self._k, seg[i]
-            v = self._to_base(self._zrun[:, a:i + 1].mean(1))      # the slot's value, or its segment's mean
-            self.books.spend_ranges(t, self.eps_report, 0, self._N)  # booked before the report is drawn (online: refused if over)
-            y = self._perturb(v + self._D)
-            if self.feedback != "none":
-                dev = v - y
-                if self._dev is not None:
-                    j = k % self.acc_window; old = self._dev[:, j].copy(); self._dev[:, j] = dev
-                self._D += dev
-                if self.acc_window is not None and k - self.acc_window >= self._block_k: self._D -= old
-            out = self._from_base(y) * (self._hi - self._lo) + self._lo
-            self._k += 1
-        if self._T is not None:
-            if out is not None: self._raw[:, b0 + a:t + 1] = out[:, None]
-            self._published[t] = out is not None; self._Dtrace[:, t] = self._D
-        self.last_info = dict(t=t, reported=out is not None, segment=None if out is None else (int(b0 + a), t))
-        self._t += 1
-        return (float("nan") if out is None else float(np.mean(out))), out is not None
+    def _draws_in_python(self) -> bool:
+        "Also through the port: a subclass's own report method (the broken variants) or one set on the instance (a check's replay)."
+        return super()._draws_in_python() or type(self)._perturb is not PPMechanism._perturb or "_perturb" in vars(self)
+
+    def _reports_in(self, t0: int, n: int) -> int:
+        "How many reports slots t0..t0 + n - 1 make (the schedule: a batch stream's report slots, or online the run's pattern)."
+        if self._T is not None: return int(np.searchsorted(self._slots, t0 + n) - np.searchsorted(self._slots, t0))
+        return int(sum(self._run[0][t % self.Lq] for t in range(t0, t0 + n)))
+
+    def _steps(self, Z):
+        "The steps of the columns of Z (values in [0, 1] of the next slots) in one call of the compiled step, their noise drawn first in one call (an online report booked before it, refused if over); a batch run's reports booked after; returns (means, reported) per step."
+        t0, n, batch, N = self._t, Z.shape[1], self._T is not None, self._N
+        K, py = self._reports_in(t0, n), self._draws_in_python()
+        if not batch and K: self.books.spend_ranges(t0, self.eps_report, 0, N)    # online (one slot a step): before its draw
+        noise = _NO_ROWS if py or not K else draw_noise(self._kind, self._rng, K, N, self._rpar[0])
+        means, reported = np.empty(n), np.zeros(n, bool)
+        rows = (self._raw, self._Dtrace) if batch else (_NO_ROWS, _NO_ROWS)
+        args = (self._zrun, self._D, self._dev, self._kb, *rows, means, reported, *self._run, *self._run_last,
+                self.Lq, self._kind, self.feedback != "none", *self._map, *self._rpar, self._lo, self._hi)
+        if py:                                                               # the reports drawn in Python, through the port
+            with ReportPort(self, online=False) as pid: pp_steps(Z, t0, self._T or 0, noise, pid, True, *args)
+        else: pp_steps(Z, t0, self._T or 0, noise, NO_PORT, False, *args)
+        self._t = t0 + n
+        if batch:
+            self._published[t0:t0 + n] = reported
+            if K: self.books.spend_ranges(t0 + np.flatnonzero(reported), self.eps_report, 0, N)
+        t = t0 + n - 1; b0 = t - t % self.Lq                                   # the last step's report segment
+        seg = (self._run_last if batch and b0 + self.Lq > self._T else self._run)[1]
+        self.last_info = dict(t=t, reported=bool(reported[-1]), segment=(int(b0 + seg[t - b0]), t) if reported[-1] else None)
+        return means, reported
 
     def _extra_info(self) -> dict:
         out = dict(D=self._Dtrace, eps_report=self.eps_report, report_slots=self._slots, ledger_window=int(self.books.w[0]))
@@ -511,6 +732,85 @@ class SRAPP(PPMechanism):
     "SR-APP (Fig. 9): APP's feedback around stochastic rounding on [-1, 1]."
     name, base, feedback = "SR-APP", "SR", "app"
 
+# %% ../nbs/12_capp.ipynb #cc0basw1
+_NO_UNITS = np.zeros((0, 0), np.int64)   # an online run's publication units: none kept
+
+@functools.lru_cache(maxsize=1024)
+def _basw_params(unit: float, w: int):
+    "SW's (b, p) at one unit, and the tables of (b, p) at k = 1..w units, computed as arrays the way the vectorised step did (remembered; read-only)."
+    tb, tp, _ = sw_params(np.arange(1, w + 1) * unit)
+    tb.flags.writeable = tp.flags.writeable = False
+    return sw_params(unit)[:2], (tb, tp)
+
+@njit(cache=True)
+def _port_sw(pid, v, eps):
+    with objmode(y="float64[:]"):
+        y = PORTS[pid].sw(v, eps)
+    return y
+
+@njit(cache=True)
+def _port_sw_units(pid, v, kk):
+    with objmode(y="float64[:]"):
+        y = PORTS[pid].sw_units(v, kk)
+    return y
+
+@njit(cache=True)
+def _port_book_units(pid, t, kk, users):
+    if pid >= 0:
+        with objmode():
+            PORTS[pid].book_units(t, kk, users)
+
+@njit(cache=True)
+def basw_steps(Z, t0, T, rng, pid, py_draws,              # slots t0, t0 + 1, ... of the values in [0, 1] (users x slots); T (0: online); the noise
+               last, lpub, kpub, raw, units, means, n_pub,  # state: each user's last release, last publication slot and units; outputs
+               unit, w, b1, p1, tb, tp, lo, hi):           # SW's (b, p) at one unit, and at k units (k = 1..w: tb[k - 1], tp[k - 1])
+    "BA-SW's step over the columns of Z: per step the mean release and the number of users who published; a batch run's releases, and the units of each publication (its books), in its rows."
+    N, n = Z.shape
+    x, dis, u1, u2 = np.empty(N), np.empty(N), np.empty(N), np.empty(N)
+    idx, kk = np.empty(N, np.int64), np.empty(N, np.int64)
+    for i in range(n):
+        t = t0 + i
+        spend(pid, t, unit)                                            # M1 (at t = 0 the first release) booked before its draw
+        if t == 0:
+            if py_draws: last[:] = _port_sw(pid, Z[:, i].copy(), unit)
+            else:
+                for j in range(N): u1[j] = rng.random()
+                for j in range(N): u2[j] = rng.random()
+                for j in range(N): last[j] = sw_report(Z[j, i], b1, p1, u1[j], u2[j])
+            n_pub[i] = N
+        else:
+            for j in range(N): x[j] = clip_one(abs(last[j] - Z[j, i]), 0.0, 1.0)
+            if py_draws: dis[:] = _port_sw(pid, x, unit)
+            else:
+                for j in range(N): u1[j] = rng.random()
+                for j in range(N): u2[j] = rng.random()
+                for j in range(N): dis[j] = sw_report(x[j], b1, p1, u1[j], u2[j])
+            m = 0
+            for j in range(N):
+                tA = t - (lpub[j] + kpub[j] - 1)                       # slots absorbed (> 0 once the kpub - 1 nullified ones have passed)
+                if tA > 0 and abs(dis[j]) > tb[min(tA, w) - 1]:        # publish when |M1| exceeds SW's b at the absorbed units
+                    idx[m], kk[m] = j, min(tA, w); m += 1
+            if m:
+                _port_book_units(pid, t, kk[:m].copy(), idx[:m].copy())   # online: booked before the draws
+                if py_draws:
+                    zs = np.empty(m)
+                    for q in range(m): zs[q] = Z[idx[q], i]
+                    y = _port_sw_units(pid, zs, kk[:m].copy())
+                    for q in range(m): last[idx[q]] = y[q]
+                else:
+                    for q in range(m): u1[q] = rng.random()
+                    for q in range(m): u2[q] = rng.random()
+                    for q in range(m):
+                        k = kk[q] - 1
+                        last[idx[q]] = sw_report(Z[idx[q], i], tb[k], tp[k], u1[q], u2[q])
+                for q in range(m):
+                    lpub[idx[q]], kpub[idx[q]] = t, kk[q]
+                    if T > 0: units[idx[q], t] = kk[q]
+            n_pub[i] = m
+        x[:] = last * (hi - lo) + lo
+        if T > 0: raw[:, t] = x
+        means[i] = (0.0 + pairwise_sum(x, 0, N)) / N
+
 # %% ../nbs/12_capp.ipynb #e580cef8
 @register
 class BASW(NumericLDPMechanism):
@@ -523,33 +823,31 @@ class BASW(NumericLDPMechanism):
         self._open_books(self.w)
         self._last = np.zeros(self._N); self._l = np.zeros(self._N, np.int64); self._k = np.ones(self._N, np.int64)
         self._n_pub = np.zeros(self._T, np.int64) if self._T is not None else None
+        self._units = np.zeros((self._N, self._T), np.int64) if self._T is not None else None   # the units each publication spends
 
-    def step(self, x):
-        "Consume timestamp t's values; returns (population mean of the releases at t, any user published at t)."
-        t = self._next_t()
-        z = self._unit(x)                                                # bad input is refused before any state changes
-        if t == 0:
-            self.books.spend_ranges(0, self.unit, 0, self._N)            # each spend booked before its draw
-            self._last = randomize("SW", z, self.unit, self._rng); pub = np.ones(self._N, bool)
-        else:
-            self.books.spend_ranges(t, self.unit, 0, self._N)
-            dis = np.abs(randomize("SW", np.clip(np.abs(self._last - z), 0, 1), self.unit, self._rng))   # M1
-            tN = self._k - 1                                             # slots nullified after the last publication
-            tA = t - (self._l + tN)                                      # slots absorbed (> 0 once the nullified ones have passed)
-            kk = np.clip(np.minimum(tA, self.w), 0, None)
-            b_pub = np.where(kk > 0, sw_params(np.maximum(kk, 1) * self.unit)[0], np.inf)
-            pub = (tA > 0) & (dis > b_pub)
-            idx = np.flatnonzero(pub)
-            if idx.size:
-                e = kk[idx] * self.unit
-                self.books.spend(t, e, idx)
-                self._last[idx] = randomize("SW", z[idx], e, self._rng)
-                self._l[idx] = t; self._k[idx] = kk[idx]
-        out = self._last * (self._hi - self._lo) + self._lo
-        if self._T is not None: self._raw[:, t] = out; self._n_pub[t] = int(pub.sum()); self._published[t] = bool(pub.any())
-        self.last_info = dict(t=t, n_published=int(pub.sum()))
-        self._t += 1
-        return float(out.mean()), bool(pub.any())
+    def _prepare(self):
+        "SW's (b, p) at one unit (M1 and the first release) and at k = 1..w units (the publications: tables indexed by k - 1)."
+        b1p1, tbtp = _basw_params(float(self.unit), int(self.w))
+        self._b1p1, self._tbtp = b1p1, tuple(a.copy() for a in tbtp)
+
+    def _steps(self, Z):
+        "The steps of the columns of Z (values in [0, 1] of the next slots) in one call of the compiled step; a batch run's spends booked; returns (means, published) per step."
+        t0, n, batch, N = self._t, Z.shape[1], self._T is not None, self._N
+        means, n_pub = np.empty(n), np.zeros(n, np.int64)
+        rows = (self._raw, self._units) if batch else (_NO_ROWS, _NO_UNITS)
+        state = (self._last, self._l, self._k, *rows, means, n_pub, float(self.unit), int(self.w), *self._b1p1, *self._tbtp, self._lo, self._hi)
+        py = self._draws_in_python()
+        if py or not batch:                                                  # Python draws, or an online run's books: through the port
+            with ReportPort(self, online=not batch) as pid: basw_steps(Z, t0, self._T or 0, NO_RNG if py else self._rng, pid, py, *state)
+        else: basw_steps(Z, t0, self._T, self._rng, NO_PORT, False, *state)
+        self._t = t0 + n
+        if batch:
+            self._n_pub[t0:t0 + n] = n_pub; self._published[t0:t0 + n] = n_pub > 0
+            self.books.spend_ranges(np.arange(t0, t0 + n), self.unit, 0, N)     # M1 (the first release at t = 0), every user
+            ts, us = np.nonzero(self._units[:, t0:t0 + n].T)                   # the publications, in time order
+            if ts.size: self.books.spend_ranges(t0 + ts, self._units[us, t0 + ts] * self.unit, us, us + 1)
+        self.last_info = dict(t=t0 + n - 1, n_published=int(n_pub[-1]))
+        return means, n_pub > 0
 
     def _extra_info(self) -> dict: return dict(n_published=self._n_pub)
 
