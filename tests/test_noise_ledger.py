@@ -197,8 +197,7 @@ from wevent_nb.spas import SPAS
 
 class SPASNoThreshold(SPAS):
     "svt='paper' with its threshold noise dropped, the standing charge still booked."
-    name = "SPASNoThreshold"
-    def _threshold_noise(self, e1): return 0.0
+    name, threshold_scale = "SPASNoThreshold", 0.0
 
 
 @pytest.mark.parametrize("svt", ["redraw", "strict", "paper"])

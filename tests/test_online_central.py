@@ -1,6 +1,6 @@
 """The online form of the central family (04_baselines, 11_spas): start(None, d) opens a run with no end whose steps give the
 batch release bit for bit, in memory independent of t, with rolling books charged at each step before any draw (issue 22)."""
-import pickle
+import math, pickle
 from collections import deque
 
 import numpy as np
@@ -139,8 +139,8 @@ class UniformOverspend(CentralBaseline):
 
 
 class SPASNoBudgetCheck(SPAS):
-    "Deliberately wrong: the sampling test runs whether or not the window can pay its release (not registered)."
-    def _can_test(self, C, R, A): return True
+    "Deliberately wrong: the sampling test runs whether or not the window can pay its release (an infinite slack on the budgets it checks; not registered)."
+    def __init__(self, *a, **k): super().__init__(*a, **k); self._tol = math.inf
 
 
 @pytest.mark.parametrize("make,exact", [(lambda: UniformOverspend(1.0, W), True), (lambda: BAStaleLast(1.0, W), False),

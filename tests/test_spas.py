@@ -228,8 +228,8 @@ def test_unbooked_topup_is_caught_by_the_noise_not_the_books(opts):
         check_noise_ledger(SPAS(1.0, 10, m=3, allow_unproven=True, **opts), _levels(), seed=7)
 
 def test_broken_strict_and_raw_tests_are_caught():
-    class StrictForgetsW(SPAS):
-        def _strict_query(self, dis, eps_s): return dis + self._rng.laplace(0.0, self._dq / eps_s)
+    class StrictForgetsW(SPAS):       # the strict comparison drawn with Lap(Delta_q / eps_s): 1/w of its booked scale
+        def __init__(self, *a, **k): super().__init__(*a, **k); self.query_scale = 1 / self.w
     class RawAuthorsNoise(SPAS):
         def start(self, T, d, rng=None):
             super().start(T, d, rng); self._dq = self.delta; return self
@@ -340,7 +340,7 @@ def test_default_passes_the_noise_tie_the_books_and_its_window_bound(eps, w):
 
 def test_window_bound_catches_what_the_books_and_the_tie_miss():
     class HalfThreshold(SPAS):
-        def _threshold_noise(self, e1): return self._rng.laplace(0.0, self._dq / e1 / 2)
+        threshold_scale = 0.5
     class Theorem2PerBlock(SPAS):
         def __init__(self, *a, **k):
             super().__init__(*a, **k); self._e1 = self._e2 = self._standing = self.eps_s / 2

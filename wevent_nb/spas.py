@@ -7,18 +7,25 @@ Docs: https://wevent-nb.github.io/wevent_nb/spas.html.md"""
 # %% ../nbs/11_spas.ipynb #7623f00f
 from __future__ import annotations
 import math
-from collections import deque
+from typing import NamedTuple
 import numpy as np
 from .core import (Mechanism, Release, Ledger, RollingLedger, HistogramStream, register, as_rng, check_eps, check_positive, check_w,
                             check_int, check_fraction, check_counts, check_lattice, PrivacyBudgetExceeded, UnprovenConfiguration)
-from .baselines import array_mean, Recent, StepValue, check_affordable
+from .baselines import check_affordable, window_sum, ring_set
+from .engine import njit, objmode, Port, PORTS, NO_PORT, NO_RNG, lap, lap_add, spend, afford, mean_abs_diff, pairwise_sum
 
 # %% auto #0
-__all__ = ['C_FLOOR_SLACK', 'BUDGET_RTOL', 'DIRECT_FLOOR_SLACK', 'DECAY_BASE', 'REDRAW_BLOCKS', 'RAW_SPAN', 'SPAS_CHOICES',
-           'SPAS_UNPROVEN', 'SPAS_DEPARTURES', 'AUTHORS_SPAS', 'PAPER_TEST', 'SPAS_DATASETS', 'SPAS_METHODS',
-           'UNIFORM_BASED', 'SAMPLE_BASED', 'error_model', 'optimal_c', 'sampling_count', 'window_variance',
-           'weighted_svt', 'direct_release_rule', 'ReleaseHistory', 'SPASSteps', 'svt_budgets', 'change_distance',
-           'svt_sensitivity', 'SPASSampling', 'SPASStepwise', 'SPAS', 'departure_configs', 'departure_ablation',
+__all__ = ['C_FLOOR_SLACK', 'SQUARE', 'BUDGET_RTOL', 'DIRECT_FLOOR_SLACK', 'DECAY_BASE', 'VAR_WINDOW', 'VAR_CUMULATIVE',
+           'VAR_DECAY', 'KINDS', 'COPY', 'WARMUP', 'DIRECT', 'SVT', 'REDRAW_BLOCKS', 'RAW_SPAN', 'SVT_REDRAW',
+           'SVT_STRICT', 'SVT_PAPER', 'SPAS_RELEASE', 'SPAS_THRESHOLD', 'SPAS_QUERY', 'SPAS_STRICT',
+           'SPAS_EXACT_THRESHOLD', 'SPAS_EXACT_QUERY', 'SPAS_EXACT_STRICT', 'SPAS_CHOICES', 'SPAS_UNPROVEN',
+           'SPAS_DEPARTURES', 'AUTHORS_SPAS', 'PAPER_TEST', 'SPAS_DATASETS', 'SPAS_METHODS', 'UNIFORM_BASED',
+           'SAMPLE_BASED', 'error_model', 'c_constants', 'c_root', 'c_count', 'optimal_c', 'sampling_count',
+           'v1_estimate', 'window_variance', 'weighted_svt', 'direct_release_rule', 'history_record', 'history_V',
+           'ReleaseHistory', 'SPASParams', 'SPASState', 'SPASOut', 'spas_outputs', 'predict_c', 'warmup_step',
+           'direct_budgets', 'main_step', 'spas_release', 'spas_steps', 'svt_budgets', 'change_distance',
+           'svt_sensitivity', 'threshold_at', 'can_test', 'test_cost', 'abs_diff_sum', 'sampling_test', 'SPASSampling',
+           'SPASPort', 'book_standing', 'SPASStepwise', 'SPAS', 'departure_configs', 'departure_ablation',
            'mre_spas_signed', 'range_mre_shared', 'characteristic_ratio']
 
 # %% ../nbs/11_spas.ipynb #4aedcf43
@@ -29,25 +36,46 @@ def error_model(c, theta, V, eps_p, w, delta_p=1.0):
 
 C_FLOOR_SLACK = 1e-12   # a c* that is an integer up to rounding (2.9999999999999996) floors to that integer, not below
 
+def c_constants(theta, eps_p, delta_p) -> tuple:
+    "The constants of c*'s formula for one configuration: 1 - 2 theta, 3 theta^2, eps_p^2, delta_p^2 (Python's `**`: the C library's pow, which is not x * x in the last bit, so it is computed here, not in compiled code)."
+    return float(1 - 2 * theta), float(3 * theta ** 2), float(eps_p ** 2), float(delta_p ** 2)
+
+@njit(cache=True)
+def c_root(V, eps_p, w, theta, delta_p, a, q3, eps_p2, delta_p2):
+    "c*(theta) for V (negative V read as 0), with `c_constants`' a, q3, eps_p2, delta_p2: what `optimal_c` and the compiled step compute."
+    V = 0.0 if 0.0 > V else V
+    if theta == 0.5: return eps_p * math.sqrt(3 * V) / (6 * delta_p)
+    return (math.sqrt(a * a * w * w + q3 * V * eps_p2 / delta_p2) - a * w) / (6 * theta)
+
+@njit(cache=True)
+def c_count(V, eps_p, w, theta, delta_p, a, q3, eps_p2, delta_p2, hi):
+    "PredictC: the floor of c*, at least 1 and at most hi (hi = 0: no upper clip)."
+    c = max(math.floor(c_root(V, eps_p, w, theta, delta_p, a, q3, eps_p2, delta_p2) + C_FLOOR_SLACK), 1)
+    return min(c, hi) if hi > 0 else c
+
 def optimal_c(V, eps_p, w=1, theta=0.5, delta_p=1.0):
     "The real-valued minimiser of the error model over c > 0 (Theorem 1 at theta = 1/2: eps_p sqrt(3V) / (6 delta_p))."
-    V = max(float(V), 0.0)
-    if theta == 0.5: return eps_p * math.sqrt(3 * V) / (6 * delta_p)
-    a = 1 - 2 * theta
-    return (math.sqrt(a * a * w * w + 3 * theta ** 2 * V * eps_p ** 2 / delta_p ** 2) - a * w) / (6 * theta)
+    return c_root(float(V), float(eps_p), float(w), float(theta), float(delta_p), *c_constants(theta, eps_p, delta_p))
 
 def sampling_count(V, eps_p, w, theta=0.5, c_max="w", delta_p=1.0) -> int:
     "PredictC: the floor of `optimal_c`, clipped to [1, c_max] (c_max='w' by default, None for no upper clip)."
-    c = math.floor(optimal_c(V, eps_p, w, theta, delta_p) + C_FLOOR_SLACK)
-    hi = w if c_max == "w" else (c_max if c_max is not None else max(c, 1))
-    return int(min(max(c, 1), hi))
+    hi = w if c_max == "w" else (0 if c_max is None else c_max)
+    return int(c_count(float(V), float(eps_p), float(w), float(theta), float(delta_p), *c_constants(theta, eps_p, delta_p), int(hi)))
 
 # %% ../nbs/11_spas.ipynb #82908e4e
+SQUARE = 2.0   # (V1) squares the mean distance as numpy's float64 ** 2 does, with the C library's pow; given to compiled code as a value, so the compiler cannot turn it into x * x (which differs in the last bit for about 1 number in 1,200)
+
+@njit(cache=True, inline="always")
+def v1_estimate(q, a, lo, n, square):
+    "(V1) over the n distances from index lo: the mean of q minus the squared mean of a (numpy's means, bit for bit), at least 0; no distance: 0."
+    if n == 0: return 0.0
+    v = pairwise_sum(q, lo, n) / n - (pairwise_sum(a, lo, n) / n) ** square
+    return v if v > 0.0 else 0.0
+
 def window_variance(q, a):
     "Estimator (V1) from the per-release mean squared (q) and mean absolute (a) distances."
-    q, a = np.asarray(q, float), np.asarray(a, float)
-    if q.size == 0: return 0.0
-    return max(0.0, float(array_mean(q) - array_mean(a) ** 2))
+    q, a = np.ascontiguousarray(q, np.float64), np.ascontiguousarray(a, np.float64)
+    return float(v1_estimate(q, a, 0, q.size, SQUARE))
 
 # %% ../nbs/11_spas.ipynb #b043339e
 BUDGET_RTOL = 1e-12   # budgets are float sums compared with this relative slack: 1/3 + 1/3 + 1/3 may round above 1
@@ -73,109 +101,175 @@ def weighted_svt(dis, C, threshold, eps_s, delta_s=1.0, rng=None):
 # %% ../nbs/11_spas.ipynb #e318c97b
 DIRECT_FLOOR_SLACK = 1e-9   # R C / eps_p sums float spends: a count that should be 3 and comes out 2.9999999 is not floored to 2
 
-def direct_release_rule(spent_p, t, w, C, eps_p, tol=BUDGET_RTOL):
-    "Direct release (Sec. 4, Fig. 3): (release directly?, Laplace budget R left in the window ending at t, timestamps k still to pay)."
+@njit(cache=True, inline="always")
+def direct_release_rule(spent_p, t, w, C, eps_p, tol):
+    "Direct release (Sec. 4, Fig. 3): (release directly?, Laplace budget R left in the window ending at t, timestamps k still to pay); `spent_p` holds the Laplace spends per timestamp as a ring (`baselines.ring_set`) of at least the last w - 1."
     lo = max(0, t - w + 1)
-    past = np.asarray(spent_p[lo:t])
-    R = eps_p - float(past.sum())
-    nz = np.flatnonzero(past > 0)
-    f = lo + int(nz[0]) if nz.size else t
+    R = eps_p - window_sum(spent_p, lo, t)
+    at, f = lo % (spent_p.shape[0] // 2), t   # timestamps lo..t-1 are entries at..at+t-lo-1 of the ring, in order
+    for j in range(t - lo):                   # f: the window's first release (t if none)
+        if spent_p[at + j] > 0:
+            f = lo + j
+            break
     k = f + w - t
-    return bool(R > tol and k <= math.floor(R * C / eps_p + DIRECT_FLOOR_SLACK)), R, k
+    return R > tol and k <= math.floor(R * C / eps_p + DIRECT_FLOOR_SLACK), R, k
 
 # %% ../nbs/11_spas.ipynb #34efc1a4
 DECAY_BASE = 2.0   # Eq. (3): a distance's weight halves with every window of age (b = 2, Sec. 4)
+VAR_WINDOW, VAR_CUMULATIVE, VAR_DECAY = range(3)   # var_estimator's values in compiled code
+
+@njit(cache=True, inline="always")
+def history_record(h_q, h_a, h_t, h_n, h_mean, estimator, span, t, new, old):
+    "Record the release `new` at t > 0 by its difference D = new - old from the release before: q and a (numpy's means of D * D and |D|) pushed on the ring ('window': after dropping the distances older than t - span), or folded into the running mean of q ('cumulative')."
+    d = new.shape[0]
+    sq, ab = np.empty(d), np.empty(d)
+    for j in range(d):
+        D = new[j] - old[j]
+        sq[j] = D * D; ab[j] = abs(D)
+    q, a = pairwise_sum(sq, 0, d) / d, pairwise_sum(ab, 0, d) / d
+    if estimator == VAR_CUMULATIVE: h_mean[0] = (h_mean[0] * h_n[0] + q) / (h_n[0] + 1)
+    else:
+        K = h_q.shape[0] // 2
+        while estimator == VAR_WINDOW and h_n[1] < h_n[0] and h_t[h_n[1] % K] < t - span: h_n[1] += 1   # V(t - 1) on reads u >= t - span
+        ring_set(h_q, h_n[0], q); ring_set(h_a, h_n[0], a); ring_set(h_t, h_n[0], t)
+    h_n[0] += 1
+
+@njit(cache=True, inline="always")
+def history_V(h_q, h_a, h_t, h_n, h_mean, estimator, span, w, t, square):
+    "V after timestamp t: (V1) over the releases of the last span = n_E w timestamps ('window'), the running mean of q ('cumulative'), or Eq. (3) over every release ('decay')."
+    if estimator == VAR_CUMULATIVE: return h_mean[0]
+    K = h_q.shape[0] // 2
+    if estimator == VAR_WINDOW:
+        lo, j = max(1, t - span + 1), h_n[1]
+        while j < h_n[0] and h_t[j % K] < lo: j += 1
+        return v1_estimate(h_q, h_a, j % K, h_n[0] - j, square)
+    n = h_n[0]
+    if n == 0: return 0.0
+    wq = np.empty(n)
+    for i in range(n): wq[i] = DECAY_BASE ** -np.ceil((t - h_t[i]) / w) * h_q[i]
+    return pairwise_sum(wq, 0, n) / n
 
 class ReleaseHistory:
-    "What SPAS keeps of its releases: each one's distance to the release before (q: mean square, a: mean absolute), and the estimates of V read from them."
+    "What SPAS keeps of its releases, in the arrays its compiled step reads and writes: each release's distance to the release before (q: mean square, a: mean absolute), and the estimates of V read from them."
     def __init__(self, T, w, n_E=2, estimator="window"):
-        self.w, self.n_E, self.estimator = w, n_E, estimator
-        if estimator == "decay":                 # Eq. (3) weighs every release since the start
-            if T is None: raise ValueError("var_estimator='decay' weighs every release since the stream's start (Eq. 3), so it has no "
-                                           "online form in bounded memory (T=None); use 'window' or 'cumulative'")
-            self.q, self.a, self.released = np.zeros(T), np.zeros(T), np.zeros(T, bool)
-        self._recent = deque()                   # 'window': (t, q, a) of the releases after t = 0 that a window of n_E w can still read
-        self._mean_q, self._n = 0.0, 0          # 'cumulative': the running mean of q over the releases so far
+        if estimator == "decay" and T is None:   # Eq. (3) weighs every release since the start
+            raise ValueError("var_estimator='decay' weighs every release since the stream's start (Eq. 3), so it has no "
+                             "online form in bounded memory (T=None); use 'window' or 'cumulative'")
+        self.w, self.n_E, self.estimator, self.span = w, n_E, estimator, n_E * w
+        self.code = ("window", "cumulative", "decay").index(estimator)
+        K = {"window": self.span + 1, "cumulative": 1, "decay": T}[estimator]   # the distances V reads: one per timestamp of n_E w + 1, none, all
+        if T is not None: K = max(min(K, T), 1)
+        self.q, self.a, self.t = np.zeros(2 * K), np.zeros(2 * K), np.zeros(2 * K, np.int64)   # record i at i % K and i % K + K: any run is one slice
+        self.n = np.zeros(2, np.int64)      # the records so far; the oldest a window still reads ('window')
+        self.mean = np.zeros(1)             # 'cumulative': the running mean of q
+
+    def arrays(self) -> tuple: return self.q, self.a, self.t, self.n, self.mean
 
     def record(self, t, D=None):
         "A release at t; D is its difference from the previous release (None at t = 0, which has none)."
-        if self.estimator == "decay": self.released[t] = True
         if D is None: return
-        q, a = float(array_mean(D * D)), float(array_mean(np.abs(D)))
-        if self.estimator == "decay": self.q[t], self.a[t] = q, a
-        elif self.estimator == "window":
-            self._recent.append((t, q, a))
-            while self._recent[0][0] < t - self.n_E * self.w: self._recent.popleft()   # V(t - 1) on is read: lo >= t - n_E w
-        else: self._mean_q = (self._mean_q * self._n + q) / (self._n + 1)
-        self._n += 1
+        D = np.ascontiguousarray(D, np.float64)
+        history_record(*self.arrays(), self.code, self.span, t, D, np.zeros_like(D))
 
     def V(self, t) -> float:
-        "V after timestamp t: (V1) over the releases of the last n_E w timestamps ('window'), the running mean of q, or Eq. (3) ('decay')."
-        if self.estimator == "cumulative": return self._mean_q
-        if self.estimator == "window":
-            lo = max(1, t - self.n_E * self.w + 1)
-            S = [(q, a) for u, q, a in self._recent if lo <= u <= t]
-            return window_variance([q for q, _ in S], [a for _, a in S])
-        S = np.flatnonzero(self.released[1:t + 1]) + 1
-        return float(np.sum(DECAY_BASE ** (-np.ceil((t - S) / self.w)) * self.q[S]) / S.size) if S.size else 0.0
+        "V after timestamp t (`history_V`)."
+        return float(history_V(*self.arrays(), self.code, self.span, self.w, t, SQUARE))
+
+# %% ../nbs/11_spas.ipynb #17608340
+class SPASParams(NamedTuple):
+    "A run's constants as the compiled step reads them (set from the configuration and d at each call, so a subclass may change them)."
+    w: int; m: int; L: int; span: int                  # the window, the warm-up interval, the first main-phase step, n_E w
+    eps_p: float; eps_s: float; e1: float; e2: float; standing: float; e_warm: float   # the budgets (svt_budgets, the warm-up)
+    delta: float; dq: float; tol: float                # release and test sensitivities; the budgets' slack
+    theta: float; a: float; q3: float; eps_p2: float; delta2: float; c_hi: int        # PredictC (c_root, c_count)
+    svt: int; raw: bool; estimator: int; direct_release: bool; even: bool; share_s2: bool; topup: bool   # the options
+    threshold_scale: float; query_scale: float; square: float    # the test's noise scales in units of the booked ones; SQUARE
+
+class SPASState(NamedTuple):
+    "What a run carries from one timestamp to the next: arrays, changed in place, the same size at any t."
+    last: np.ndarray    # the latest release
+    prev: np.ndarray    # the latest histogram (dis='raw')
+    sp: np.ndarray      # the Laplace spends of the last w timestamps (a ring)
+    s2: np.ndarray      # the SVT spends of the last w timestamps (a ring)
+    h_q: np.ndarray; h_a: np.ndarray; h_t: np.ndarray; h_n: np.ndarray; h_mean: np.ndarray   # ReleaseHistory's arrays
+    C: np.ndarray       # [C predicted after the latest main-phase step]
+    rho: np.ndarray     # [the threshold noise in force, the same in units of 1/d (exact noise)]
+
+class SPASOut(NamedTuple):
+    "Where the steps write, one row per timestamp: the release, the step's kind (a code of KINDS), its spends, whether it compared, the C it used."
+    est: np.ndarray; kind: np.ndarray; sp: np.ndarray; s2: np.ndarray; sq: np.ndarray; compared: np.ndarray; C_used: np.ndarray
+
+def spas_outputs(n, d) -> SPASOut:
+    "Outputs for n timestamps (the compiled step writes every entry of a row at its step)."
+    return SPASOut(np.empty((n, d)), np.empty(n, np.int8), np.empty(n), np.empty(n), np.empty(n), np.empty(n, bool), np.empty(n))
 
 # %% ../nbs/11_spas.ipynb #9184a0d2
-class SPASSteps:
-    "The timeline of one SPAS timestamp (mixed into `SPAS`): warm-up, the start of the main phase, then a direct release, a sampling test or a copy."
-    def _step(self, x):
-        "One timestamp: the warm-up's fixed-interval sampling (the first window), then the main phase, which updates C at every step."
-        t = self._t
-        if t < self._L: self._warmup_step(t, x)
+KINDS = np.array(["copy", "warmup", "direct", "svt"], "<U6")   # a step's kind, by the code the compiled step writes
+COPY, WARMUP, DIRECT, SVT = range(4)
+
+@njit(cache=True, inline="always")
+def predict_c(V, p):
+    "PredictC (`sampling_count`) with the run's constants."
+    return c_count(V, p.eps_p, p.w, p.theta, p.delta, p.a, p.q3, p.eps_p2, p.delta2, p.c_hi)
+
+@njit(cache=True, inline="always")
+def warmup_step(t, p):
+    "Fixed-interval sampling (Sec. 4): a release with eps_warm every m steps of the first window, copies between. Returns the step's kind, its Laplace and SVT budgets and its release's scale."
+    if t % p.m == 0: return WARMUP, p.e_warm, 0.0, p.delta / p.e_warm
+    return COPY, 0.0, 0.0, 0.0
+
+@njit(cache=True, inline="always")
+def direct_budgets(C, R, k, A, p):
+    "A direct release's Laplace budget R/k (or eps_p/C) and, with a threshold-noise SVT, its share A/k of the idle SVT budget."
+    b = R / k if p.even else p.eps_p / C
+    share = C if p.topup else k        # the authors' code gives each direct release A/C of the idle SVT budget
+    return b, ((0.0 if 0.0 > A else A) / share if (p.share_s2 and p.svt != SVT_STRICT) else 0.0)
+
+@njit(cache=True, inline="always")
+def main_step(t, x, C, sp, s2, ref, rho, rng, pid, exact, p):
+    "A direct release if the window's idle budget pays every step it has left (Sec. 4, Fig. 3), else the sampling test (`sampling_test`), else a copy: (kind, Laplace budget, SVT budget, release scale, compared?, the comparison's spend). The main phase's first step books the threshold noises' standing charge (svt_budgets); nothing changes before the step's check that its window can pay the most it may spend."
+    direct, R, kk = direct_release_rule(sp, t, p.w, C, p.eps_p, p.tol)
+    A = p.e2 - window_sum(s2, max(0, t - p.w + 1), t)            # SVT-query budget left in the window
+    direct = p.direct_release and direct
+    b, e = direct_budgets(C, R, kk, A, p)
+    standing = p.standing if t == p.L else 0.0
+    afford(pid, t, standing + (b + e if direct else test_cost(C, R, A, p)))
+    if standing != 0.0: book_standing(pid, t)                     # on every window from t on, before a threshold noise is drawn
+    threshold_at(t, x.shape[0], rho, rng, pid, exact, p)
+    if direct: return DIRECT, b, e, p.delta / (b + e), False, 0.0
+    return sampling_test(t, x, C, R, A, ref, rho, rng, pid, exact, p)
+
+@njit(cache=True, inline="always")
+def spas_release(t, x, scale, b, e, last, sp, s2, h_q, h_a, h_t, h_n, h_mean, rng, pid, p):
+    "Book a release's spends at t (b Laplace, e SVT), then publish x + Lap(scale) per bin and remember its distance to the previous release."
+    spend(pid, t, b + e)
+    ring_set(sp, t, b); ring_set(s2, t, e)
+    rel = lap_add(x, rng, pid, scale, SPAS_RELEASE)
+    if t > 0: history_record(h_q, h_a, h_t, h_n, h_mean, p.estimator, p.span, t, rel, last)
+    for j in range(last.shape[0]): last[j] = rel[j]
+
+@njit(cache=True)
+def spas_steps(X, t0, o, est, kind, sp_out, s2_out, sq_out, compared, C_used,   # the rows, where they start, the outputs (SPASOut)
+               rng, pid, exact,                                                 # the noise
+               last, prev, sp, s2, h_q, h_a, h_t, h_n, h_mean, C_next, rho,    # the state (SPASState)
+               *params):                                                        # the constants (SPASParams)
+    "SPAS's step over the rows of X (timestamps t0, t0 + 1, ...), written at row t - o of the outputs: the warm-up's fixed-interval sampling (the first window), then the main phase, which starts from C_init (PredictC on the warm-up releases) and predicts C again after every step."
+    p = SPASParams(*params)
+    for i in range(X.shape[0]):
+        t = t0 + i; k = t - o; x = X[i]
+        if t < p.L:
+            kd, b, e, scale = warmup_step(t, p)
+            c_used, cmp, sq = np.nan, False, 0.0
         else:
-            self._main_step(t, x, self._c_init(t) if t == self._L else self._C)
-            self._C = self._predict_c(self._hist.V(t))              # every step (Sec. 3.1): post-processing, free
-        self._prev_x, self._t = x, t + 1
-        return self._last, self._kind[t] != "copy"
-
-    def _release(self, t, x, scale, spent_p, spent_s2, kind):
-        "Book the spends of a release at t, then publish x + Lap(scale) per bin and remember its distance to the previous release."
-        self._book(t, spent_p + spent_s2)
-        self._sp[t], self._s2[t], self._kind[t] = spent_p, spent_s2, kind
-        out = x + self._rng.laplace(0.0, scale, self._d)
-        if self._out is not None: self._out[t] = out
-        self._hist.record(t, out - self._last if t else None)
-        self._last = out
-
-    def _copy(self, t):
-        if self._out is not None: self._out[t] = self._last
-
-    def _warmup_step(self, t, x):
-        "Fixed-interval sampling (Sec. 4): a release with eps_warm every m steps of the first window, copies between."
-        if t % self.m == 0: self._release(t, x, self.delta / self._e_warm, self._e_warm, 0.0, "warmup")
-        else: self._copy(t)
-
-    def _c_init(self, t) -> int:
-        "C_init from the warm-up releases (Sec. 4), at the main phase's first step t."
-        return self._predict_c(self._hist.V(t - 1))
-
-    def _main_step(self, t, x, C):
-        "A direct release if the window's idle budget pays every step it has left (Sec. 4, Fig. 3), else the sampling test, else a copy; the main phase's first step books the threshold noises' standing charge (svt_budgets)."
-        direct, R, k = direct_release_rule(self._sp, t, self.w, C, self.eps_p, self._tol)
-        A = self._e2 - self._s2[max(0, t - self.w + 1):t].sum()        # SVT-query budget left in the window
-        direct = self.direct_release and direct
-        standing = self._standing if t == self._L else 0.0
-        self._afford(t, standing + (sum(self._direct_budgets(C, R, k, A)) if direct else self._test_cost(C, R, A)))
-        if standing: self._book_standing(t)                              # on every window from t on, before a threshold noise is drawn
-        self._C_used[t] = C
-        self._threshold_at(t)
-        if direct: self._direct(t, x, C, R, k, A)
-        elif not self._sample(t, x, C, R, A): self._copy(t)
-
-    def _direct_budgets(self, C, R, k, A) -> tuple[float, float]:
-        "A direct release's Laplace budget R/k (or eps_p/C) and, with a threshold-noise SVT, its share A/k of the idle SVT budget."
-        b = R / k if self.direct_budget == "even" else self.eps_p / C
-        share = C if self.unbooked_s2_topup else k        # the authors' code gives each direct release A/C of the idle SVT budget
-        return b, (max(A, 0.0) / share if (self.share_s2_leftover and self.svt != "strict") else 0.0)
-
-    def _direct(self, t, x, C, R, k, A):
-        "Release with R/k (or eps_p/C) and, with a threshold-noise SVT, the idle SVT budget spread evenly, A/k: both booked."
-        b, e = self._direct_budgets(C, R, k, A)
-        self._release(t, x, self.delta / (b + e), b, e, "direct")
+            C = predict_c(history_V(h_q, h_a, h_t, h_n, h_mean, p.estimator, p.span, p.w, t - 1, p.square), p) if t == p.L else C_next[0]
+            kd, b, e, scale, cmp, sq = main_step(t, x, C, sp, s2, prev if p.raw else last, rho, rng, pid, exact, p)
+            c_used = C
+        if kd == COPY: ring_set(sp, t, 0.0); ring_set(s2, t, 0.0)           # nothing spent: the release before stands
+        else: spas_release(t, x, scale, b, e, last, sp, s2, h_q, h_a, h_t, h_n, h_mean, rng, pid, p)
+        if t >= p.L: C_next[0] = predict_c(history_V(h_q, h_a, h_t, h_n, h_mean, p.estimator, p.span, p.w, t, p.square), p)   # every step (Sec. 3.1): post-processing, free
+        kind[k], sp_out[k], s2_out[k], sq_out[k], compared[k], C_used[k] = kd, b, e, sq, cmp, c_used   # every output of the row, once the step is done
+        for j in range(x.shape[0]):
+            prev[j] = x[j]; est[k, j] = last[j]
 
 # %% ../nbs/11_spas.ipynb #71cb5fcc
 REDRAW_BLOCKS = 2   # svt='redraw': a window of w steps meets at most two blocks of w steps, so two threshold noises
@@ -193,16 +287,74 @@ RAW_SPAN = 3.0   # the raw change's SVT noise is for sensitivity 3/d: w + 1 of i
 
 def change_distance(x, ref) -> float:
     "dis of Algorithm 2, line 3: the mean over the d bins of |x - ref|."
-    return float(array_mean(np.abs(x - ref)))
+    return float(mean_abs_diff(np.ascontiguousarray(x, np.float64), np.ascontiguousarray(ref, np.float64)))
 
 def svt_sensitivity(dis: str, d: int, delta_s: float = 1.0) -> float:
     "The sensitivity the sampling test's noise is drawn for: the paper's delta_s for dis='release', max(delta_s, 3/d) for dis='raw'."
     return float(delta_s) if dis == "release" else max(float(delta_s), RAW_SPAN / d)
 
 # %% ../nbs/11_spas.ipynb #6c7875df
+SVT_REDRAW, SVT_STRICT, SVT_PAPER = range(3)   # svt's values in compiled code (SPAS_CHOICES' order)
+SPAS_RELEASE, SPAS_THRESHOLD, SPAS_QUERY, SPAS_STRICT, SPAS_EXACT_THRESHOLD, SPAS_EXACT_QUERY, SPAS_EXACT_STRICT = range(7)   # draw sites
+
+@njit(cache=True, inline="always")
+def threshold_at(t, d, rho, rng, pid, exact, p):
+    "Draw the threshold noise rho[0] where a test needs a new one: the main phase's first step (paper), every block's first (redraw); with exact noise, rho[1] in units of 1/d."
+    if not ((p.svt == SVT_PAPER and t == p.L) or (p.svt == SVT_REDRAW and (t - p.L) % p.w == 0)): return
+    if p.threshold_scale == 0.0: rho[0] = 0.0                    # deliberately wrong variants only: no threshold noise
+    elif exact:
+        rho[1] = lap(rng, pid, d * p.dq / p.e1 * p.threshold_scale, SPAS_EXACT_THRESHOLD)
+        rho[0] = rho[1] / d
+    else: rho[0] = lap(rng, pid, p.dq / p.e1 * p.threshold_scale, SPAS_THRESHOLD)
+
+@njit(cache=True)
+def can_test(C, R, A, p):
+    "Can the window pay the test's release eps_p/C (and, with a threshold noise, its query's eps_2/C)?"
+    if R < p.eps_p / C - p.tol: return False
+    return p.svt == SVT_STRICT or p.topup or not A < p.e2 / C - p.tol     # the authors' code never checks A
+
+@njit(cache=True)
+def test_cost(C, R, A, p):
+    "The most the sampling test may spend at a step: its release's eps_p/C and its query's eps_2/C (strict: the comparison's eps_s/w), where the window lets it run."
+    if not can_test(C, R, A, p): return 0.0
+    return p.eps_p / C + (p.eps_s / p.w if p.svt == SVT_STRICT else p.e2 / C)
+
+@njit(cache=True, inline="always")
+def abs_diff_sum(x, y):
+    "np.abs(x - y).sum() for 1-D float64 arrays, bit for bit: d * dis, an integer when x and y are."
+    a = np.empty(x.shape[0])
+    for j in range(x.shape[0]): a[j] = abs(x[j] - y[j])
+    return pairwise_sum(a, 0, x.shape[0])
+
+@njit(cache=True, inline="always")
+def sampling_test(t, x, C, R, A, ref, rho, rng, pid, exact, p):
+    "The sampling test at t, if the window can pay its release (and, with a threshold noise, its query): x's change from `ref` (the last release, Algorithm 2 line 3; the last histogram for dis='raw') against the threshold. Returns `main_step`'s tuple: an SVT release if it fires, else a copy."
+    b, thr = p.eps_p / C, C * p.delta / p.eps_p       # the release's budget; the threshold E|Lap(C delta / eps_p)|
+    if not can_test(C, R, A, p): return COPY, 0.0, 0.0, 0.0, False, 0.0
+    d = x.shape[0]
+    if p.svt != SVT_STRICT:                            # the weighted SVT against the threshold noise in force
+        if exact:                                      # in units of 1/d: D = d * dis, an integer; each noise DLap(d * its float scale)
+            fired = abs_diff_sum(x, ref) + lap(rng, pid, d * 2 * C * p.dq / p.e2 * p.query_scale, SPAS_EXACT_QUERY) > d * thr + rho[1]
+        else: fired = mean_abs_diff(x, ref) + lap(rng, pid, 2 * C * p.dq / p.e2 * p.query_scale, SPAS_QUERY) > thr + rho[0]
+        e, sq = p.e2 / C, 0.0
+    else:                                              # the strict test: a fresh Laplace comparison, booked before its draw
+        sq = p.eps_s / p.w
+        spend(pid, t, sq)
+        if exact: fired = abs_diff_sum(x, ref) + lap(rng, pid, d * p.w * p.dq / p.eps_s * p.query_scale, SPAS_EXACT_STRICT) > d * thr
+        else: fired = mean_abs_diff(x, ref) + lap(rng, pid, p.w * p.dq / p.eps_s * p.query_scale, SPAS_STRICT) > thr
+        e = 0.0
+    if not fired: return COPY, 0.0, 0.0, 0.0, True, sq
+    scale = C * p.delta / p.eps_p
+    if p.topup: scale = p.delta / (b + (0.0 if 0.0 > A - e else A - e))   # NOT private: the window's idle SVT budget, never booked
+    return SVT, b, e, scale, True, sq
+
 class SPASSampling:
-    "The sampling test of a SPAS main-phase step (mixed into `SPAS`): the weighted SVT with a threshold noise per block (redraw) or one for the stream (paper), or the strict SVT."
+    "The sampling test's draws (mixed into `SPAS`): what each is, the names they are filed under, and their scales."
     svt_mode = "single"   # a threshold noise stays in force over many tests; a top pays 2 Delta / scale (core.noise_spends)
+    sites = ("_release", "_threshold_noise", "_svt_query", "_strict_query", "_exact_threshold_noise", "_exact_svt_query",
+             "_exact_strict_query")   # the draws' names, by the site numbers the compiled step passes (noise_roles' keys)
+    threshold_scale = 1.0   # rho's Laplace scale in units of Delta_q / eps_1, what the books charge (0: none drawn): other values are deliberately wrong
+    query_scale = 1.0       # the test query's scale in units of its booked one (2 C Delta_q / eps_2; strict: w Delta_q / eps_s): the same
 
     @property
     def noise_roles(self) -> dict:
@@ -216,95 +368,74 @@ class SPASSampling:
     @property
     def _exact(self) -> bool: return getattr(self._rng, "exact", False)
 
-    def _threshold_noise(self, e1): return self._exact_threshold_noise(e1) / self._d if self._exact else self._rng.laplace(0.0, self._dq / e1)
-    def _svt_query(self, dis, C, e2): return dis + self._rng.laplace(0.0, 2 * C * self._dq / e2)
-    def _strict_query(self, dis, eps_s): return dis + self._rng.laplace(0.0, self.w * self._dq / eps_s)
-    # the exact form (Exact noise, below): the query in units of 1/d, D = d * dis, an integer; every noise DLap(d * its float scale)
-    def _exact_threshold_noise(self, e1):
-        self._rho_units = self._rng.laplace(0.0, self._d * self._dq / e1)
-        return self._rho_units
-    def _exact_svt_query(self, D, C, e2): return D + self._rng.laplace(0.0, self._d * 2 * C * self._dq / e2)
-    def _exact_strict_query(self, D, eps_s): return D + self._rng.laplace(0.0, self._d * self.w * self._dq / eps_s)
-    def _dis_units(self, t, x) -> float:
-        "d * dis: an integer when x and the releases are (exact noise)."
-        return float(np.abs(x - (self._last if self.dis == "release" else self._prev_x)).sum())
-
-    def _threshold_at(self, t):
-        "Draw the threshold noise where a test needs a new one: the main phase's first step (paper), every block's first (redraw)."
-        if (self.svt == "paper" and t == self._L) or (self.svt == "redraw" and (t - self._L) % self.w == 0):
-            self._rho = self._threshold_noise(self._e1)
-
-    def _dis(self, t, x) -> float:
-        "The query: x's change from the last release (Algorithm 2, line 3), or from the last raw histogram (dis='raw')."
-        return change_distance(x, self._last if self.dis == "release" else self._prev_x)
-
-    def _can_test(self, C, R, A) -> bool:
-        "Can the window pay the test's release eps_p/C (and, with a threshold noise, its query's eps_2/C)?"
-        if R < self.eps_p / C - self._tol: return False
-        return self.svt == "strict" or self.unbooked_s2_topup or not A < self._e2 / C - self._tol   # the authors' code never checks A
-
-    def _test_cost(self, C, R, A) -> float:
-        "The most the sampling test may spend at a step: its release's eps_p/C and its query's eps_2/C (strict: the comparison's eps_s/w), where the window lets it run."
-        if not self._can_test(C, R, A): return 0.0
-        return self.eps_p / C + (self.eps_s / self.w if self.svt == "strict" else self._e2 / C)
-
-    def _sample(self, t, x, C, R, A) -> bool:
-        "The sampling test at t, if the window can pay its release (and, with a threshold noise, its query); publish if it fires. True iff published."
-        p, thr = self.eps_p / C, C * self.delta / self.eps_p     # the release's budget; the threshold E|Lap(C delta / eps_p)|
-        if not self._can_test(C, R, A): return False
-        if self.svt != "strict":
-            self._compared[t] = True
-            if self._exact:
-                if not self._exact_svt_query(self._dis_units(t, x), C, self._e2) > self._d * thr + self._rho_units: return False
-            elif not self._svt_query(self._dis(t, x), C, self._e2) > thr + self._rho: return False
-            s2 = self._e2 / C
-        else:
-            self._compared[t], self._sq[t] = True, self.eps_s / self.w
-            self._book(t, self.eps_s / self.w)                    # the comparison, before its draw
-            if self._exact:
-                if not self._exact_strict_query(self._dis_units(t, x), self.eps_s) > self._d * thr: return False
-            elif not self._strict_query(self._dis(t, x), self.eps_s) > thr: return False
-            s2 = 0.0
-        scale = C * self.delta / self.eps_p
-        if self.unbooked_s2_topup: scale = self.delta / (p + max(A - s2, 0.0))   # NOT private: the window's idle SVT budget, never booked
-        self._release(t, x, scale, p, s2, "svt")
-        return True
-
 # %% ../nbs/11_spas.ipynb #681a92a5
+class SPASPort(Port):
+    "A compiled step's port that also books the threshold noises' standing charge (online: on the rolling books, at the main phase's first step)."
+    def __init__(self, rng, sites, book=None, afford=None, standing=None):
+        super().__init__(rng, sites, book, afford)
+        self._standing = standing
+    def standing(self, t):
+        if self._standing is not None: self._standing(t)
+
+@njit(cache=True)
+def book_standing(pid, t):
+    "Book the standing charge on every window from t on through port pid (online books); no port: nothing (a batch run's ledger takes it after its steps)."
+    if pid >= 0:
+        with objmode():
+            PORTS[pid].standing(t)
+
 class SPASStepwise:
-    "The step-wise form of SPAS (mixed into `SPAS`): `start` sets up a run, `step` takes one histogram, `finish` books the spends; `run` loops. `start(None, d)`: the same steps online."
+    "The step-wise form of SPAS (mixed into `SPAS`): `start` sets up a run, `step` takes one histogram, `finish` books the spends; `run` calls the compiled step once over the stream. `start(None, d)`: the same steps online."
+    kernel = staticmethod(spas_steps)   # the compiled step: run, step-wise, online and repeated runs call it
+
     def start(self, T, d, rng=None):
         "Begin a step-wise run over T timestamps of d bins (the main phase starts after the first window; T=None: an online run with no end, in memory independent of t)."
         T, d = None if T is None else check_int(T, "T", minimum=1), check_int(d, "d", minimum=1)
         if T is None and self.unproven() and not self.allow_unproven:    # no Release to flag: refused at the door
             raise UnprovenConfiguration(type(self).__name__, self.unproven())
         self._hist = ReleaseHistory(T, self.w, self.n_E, self.var_estimator)
-        self._rng, self._T, self._d, self._t, self._rho_units = as_rng(rng), T, d, 0, 0.0
-        if T is None:       # online: the rolling books, charged at each step; the window's spends in rings; the latest step's diagnostics
-            self.books, self._ledger, self._out = RollingLedger.central(self.eps, self.w), None, None
-            self._sp, self._s2, self._sq = Recent(self.w), Recent(self.w), StepValue(0.0)
-            self._kind, self._compared, self._C_used = StepValue("copy"), StepValue(False), StepValue(np.nan)
-        else:
-            self.books, self._ledger = None, Ledger.central(T, self.eps, self.w)
-            self._out, self._sp, self._s2, self._sq = np.zeros((T, d)), np.zeros(T), np.zeros(T), np.zeros(T)
-            self._kind, self._compared, self._C_used = np.full(T, "copy", "<U6"), np.zeros(T, bool), np.full(T, np.nan)
+        self._rng, self._T, self._d, self._t = as_rng(rng), T, d, 0
+        n = self.w if T is None else min(self.w, T)               # the spends a window reads: the last w - 1 timestamps
+        self._state = SPASState(np.zeros(d), np.zeros(d), np.zeros(2 * n), np.zeros(2 * n), *self._hist.arrays(), np.zeros(1, np.int64), np.zeros(2))
+        if T is None:       # online: the rolling books, charged at each step; the latest step's outputs only
+            self.books, self._ledger, self._out, self._latest = RollingLedger.central(self.eps, self.w), None, None, spas_outputs(1, d)
+        else: self.books, self._ledger, self._out = None, Ledger.central(T, self.eps, self.w), spas_outputs(T, d)
         self._L = self.w if T is None else min(self.w, T)          # the warm-up is the first window
         self._e_warm = (self.eps_p if self.warmup_budget == "eps_p" else self.eps) / math.ceil(self.w / self.m)
         self._dq = svt_sensitivity(self.dis, d, self.delta)
-        self._C = self._rho = self._prev_x = self._last = None    # _last: the latest release
+        self._p = None      # the constants, read at the first step (SPASParams)
         return self
 
-    def _book(self, t, amount):
-        "Online: check and book a spend at t, before its noise is drawn (batch: the spends per timestamp go to the ledger in finish)."
-        if self.books is not None and amount > 0: self.books.spend(t, amount)
+    def _params(self) -> SPASParams:
+        "The run's constants, read from the configuration (at the run's first step: a subclass may change them in `start`)."
+        hi = self.w if self.c_max == "w" else (0 if self.c_max is None else self.c_max)
+        return SPASParams(int(self.w), int(self.m), int(self._L), int(self.n_E * self.w), float(self.eps_p), float(self.eps_s),
+                          float(self._e1), float(self._e2), float(self._standing), float(self._e_warm), float(self.delta), float(self._dq),
+                          float(self._tol), float(self.theta_design), *c_constants(self.theta_design, self.eps_p, self.delta), int(hi),
+                          SPAS_CHOICES["svt"].index(self.svt), self.dis == "raw", self._hist.code, self.direct_release,
+                          self.direct_budget == "even", self.share_s2_leftover, self.unbooked_s2_topup,
+                          float(self.threshold_scale), float(self.query_scale), SQUARE)
 
     def _book_standing(self, t):
         "The threshold noises' standing charge on every window from t on (svt_budgets)."
         (self._ledger if self.books is None else self.books).standing(self._standing, start=t, account=0)
 
-    def _afford(self, t, amount):
-        "Online: refuse the step before its first draw (PrivacyBudgetExceeded) unless the window ending at t can pay `amount`, the most the step may spend."
-        if self.books is not None: check_affordable(self.books, t, amount)
+    def _compiled(self, X) -> SPASOut:
+        "Run the compiled step over the rows X (the next len(X) timestamps): in compiled code with a plain Generator, else through a port (a NoiseRecorder or exact sampler sees each draw; online, the books charge each spend first). Returns the outputs (online: the rows of X only)."
+        t0, n, online = self._t, X.shape[0], self._out is None
+        out, o = (self._latest, t0) if online else (self._out, 0)
+        X, p = np.ascontiguousarray(X, dtype=np.float64), self._p or self._params()
+        if online or type(self._rng) is not np.random.Generator:
+            books = self.books
+            with SPASPort(self._rng, self.sites, book=None if books is None else books.spend,
+                          afford=None if books is None else (lambda t, a: check_affordable(books, t, a)),
+                          standing=None if books is None else self._book_standing) as pid:
+                self.kernel(X, t0, o, *out, NO_RNG, pid, self._exact, *self._state, *p)
+        else: self.kernel(X, t0, o, *out, self._rng, NO_PORT, False, *self._state, *p)
+        self._p = p
+        if self.books is None and self._standing and t0 <= self._L < t0 + n: self._book_standing(self._L)
+        self._t = t0 + n
+        return out
 
     def step(self, x):
         "Consume the histogram of the next timestamp; return (release, published). A bad x raises a ValueError and changes nothing."
@@ -312,14 +443,19 @@ class SPASStepwise:
         if self._T is not None and self._t >= self._T: raise ValueError(f"the run was started for T={self._T} timestamps: no timestamp is left")
         x = check_lattice(check_counts(x, "x", ndim=1), self._rng)
         if x.shape != (self._d,): raise ValueError(f"x must have shape ({self._d},), got {x.shape}")
-        est, pub = self._step(x.copy())          # a copy: dis='raw' keeps x, and the caller may reuse its buffer
-        return est.copy(), pub
+        out, k = self._compiled(x[None, :]), self._t - 1
+        if self._out is None: k = 0
+        return out.est[k].copy(), bool(out.kind[k] != COPY)
 
     @property
     def last_info(self) -> dict:
-        "The latest step's diagnostics by name (online runs keep no per-timestamp arrays)."
-        t = self._t - 1
-        return dict(kind=self._kind[t], spent_p=self._sp[t], spent_s2=self._s2[t], spent_q=self._sq[t], compared=self._compared[t], C_used=self._C_used[t])
+        "The latest step's diagnostics by name (online runs keep no per-timestamp arrays: there, the Python types of a step's values)."
+        if self._out is not None:
+            o, t = self._out, self._t - 1
+            return dict(kind=KINDS[o.kind[t]], spent_p=o.sp[t], spent_s2=o.s2[t], spent_q=o.sq[t], compared=o.compared[t], C_used=o.C_used[t])
+        o, C = self._latest, self._latest.C_used[0]
+        return dict(kind=str(KINDS[o.kind[0]]), spent_p=o.sp[0], spent_s2=o.s2[0], spent_q=float(o.sq[0]), compared=bool(o.compared[0]),
+                    C_used=float(C) if np.isnan(C) else int(C))
 
     def finish(self) -> Release:
         "The Release of a step-wise run (every timestamp must have been stepped)."
@@ -327,17 +463,17 @@ class SPASStepwise:
             raise RuntimeError(f"{type(self).__name__} was started online (T=None): an online run has no end and no Release; "
                                f"its releases were returned by step(), and its books are in .books")
         if self._t != self._T: raise ValueError(f"finish() after {self._t} of T={self._T} timestamps: step the rest first")
-        self._ledger.spend_series(self._sp + self._s2 + self._sq, account=0)
-        return Release(self._out, self._kind != "copy", self._ledger, self.name, self.params,
-                       info=dict(kind=self._kind, spent_p=self._sp, spent_s2=self._s2, spent_q=self._sq,
-                                 compared=self._compared, C_used=self._C_used))
+        o = self._out
+        self._ledger.spend_series(o.sp + o.s2 + o.sq, account=0)
+        return Release(o.est, o.kind != COPY, self._ledger, self.name, self.params,
+                       info=dict(kind=KINDS[o.kind], spent_p=o.sp, spent_s2=o.s2, spent_q=o.sq, compared=o.compared, C_used=o.C_used))
 
     def run(self, stream, rng=None) -> Release:
-        "Release the whole stream (Algorithm 2 with the paper's warm-up, C update and direct releases): the step-wise form in a loop."
+        "Release the whole stream (Algorithm 2 with the paper's warm-up, C update and direct releases): the compiled step in one call."
         s = self.check_stream(stream)
         self.start(s.T, s.d, rng)
         check_lattice(s.counts, self._rng, "counts")
-        for x in s.counts: self._step(x)
+        self._compiled(s.counts)
         return self.finish()
 
 # %% ../nbs/11_spas.ipynb #df8117eb
@@ -354,7 +490,7 @@ def _choice(name, value):
     return value
 
 @register
-class SPAS(SPASStepwise, SPASSampling, SPASSteps, Mechanism):
+class SPAS(SPASStepwise, SPASSampling, Mechanism):
     "SPAS (Algorithm 2): adaptive sampling count + weighted SVT + direct releases, central w-event DP."
     exact_noise = True   # exact form: integer releases, the sampling test in units of 1/d (Exact noise)
     name, paper, stream_kind = "SPAS", "SPAS (paper 001)", "histogram"
@@ -399,8 +535,6 @@ class SPAS(SPASStepwise, SPASSampling, SPASSteps, Mechanism):
     def unproven(self) -> str:
         "Why no derivation covers this configuration, or '' when one does."
         return "; ".join(f"{k}: {SPAS_UNPROVEN[k]}" for k in self.unproven_options())
-
-    def _predict_c(self, V): return sampling_count(V, self.eps_p, self.w, self.theta_design, self.c_max, self.delta)
 
 # %% ../nbs/11_spas.ipynb #4fd75b64
 SPAS_DEPARTURES = {"raw-change test (A12)": dict(dis="raw"), "warm-up at eps m/w (A15)": dict(warmup_budget="eps"),
