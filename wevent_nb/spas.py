@@ -10,9 +10,10 @@ import math
 from typing import NamedTuple
 import numpy as np
 from .core import (Mechanism, Release, Ledger, RollingLedger, HistogramStream, register, as_rng, check_eps, check_positive, check_w,
-                            check_int, check_fraction, check_counts, check_lattice, PrivacyBudgetExceeded, UnprovenConfiguration)
-from .baselines import check_affordable, window_sum, ring_set
-from .engine import njit, objmode, Port, PORTS, NO_PORT, NO_RNG, lap, lap_add, spend, afford, mean_abs_diff, pairwise_sum
+                            check_int, check_fraction, check_counts, check_lattice, PrivacyBudgetExceeded, UnprovenConfiguration, Runs)
+from .baselines import check_affordable, ring_set
+from .engine import (njit, objmode, Port, PORTS, NO_PORT, NO_RNG, PAIRWISE_BLOCK, PAIRWISE_LANES, lap, lap_add, spend, afford,
+                              mean_abs_diff, block_sum, pairwise_sum)
 
 # %% auto #0
 __all__ = ['C_FLOOR_SLACK', 'SQUARE', 'BUDGET_RTOL', 'DIRECT_FLOOR_SLACK', 'DECAY_BASE', 'VAR_WINDOW', 'VAR_CUMULATIVE',
@@ -21,12 +22,12 @@ __all__ = ['C_FLOOR_SLACK', 'SQUARE', 'BUDGET_RTOL', 'DIRECT_FLOOR_SLACK', 'DECA
            'SPAS_EXACT_THRESHOLD', 'SPAS_EXACT_QUERY', 'SPAS_EXACT_STRICT', 'SPAS_CHOICES', 'SPAS_UNPROVEN',
            'SPAS_DEPARTURES', 'AUTHORS_SPAS', 'PAPER_TEST', 'SPAS_DATASETS', 'SPAS_METHODS', 'UNIFORM_BASED',
            'SAMPLE_BASED', 'error_model', 'c_constants', 'c_root', 'c_count', 'optimal_c', 'sampling_count',
-           'v1_estimate', 'window_variance', 'weighted_svt', 'direct_release_rule', 'history_record', 'history_V',
-           'ReleaseHistory', 'SPASParams', 'SPASState', 'SPASOut', 'spas_outputs', 'predict_c', 'warmup_step',
-           'direct_budgets', 'main_step', 'spas_release', 'spas_steps', 'svt_budgets', 'change_distance',
-           'svt_sensitivity', 'threshold_at', 'can_test', 'test_cost', 'abs_diff_sum', 'sampling_test', 'SPASSampling',
-           'SPASPort', 'book_standing', 'SPASStepwise', 'SPAS', 'departure_configs', 'departure_ablation',
-           'mre_spas_signed', 'range_mre_shared', 'characteristic_ratio']
+           'halved_sum_2', 'halved_sum_1', 'halved_sum', 'ring_sum', 'v1_estimate', 'window_variance', 'weighted_svt',
+           'direct_release_rule', 'history_record', 'history_V', 'ReleaseHistory', 'SPASParams', 'SPASState', 'SPASOut',
+           'spas_outputs', 'predict_c', 'warmup_step', 'direct_budgets', 'main_step', 'spas_release', 'spas_steps',
+           'svt_budgets', 'change_distance', 'svt_sensitivity', 'threshold_at', 'can_test', 'test_cost', 'abs_diff_sum',
+           'sampling_test', 'SPASSampling', 'SPASPort', 'book_standing', 'SPASStepwise', 'SPAS', 'departure_configs',
+           'departure_ablation', 'mre_spas_signed', 'range_mre_shared', 'characteristic_ratio']
 
 # %% ../nbs/11_spas.ipynb #4aedcf43
 def error_model(c, theta, V, eps_p, w, delta_p=1.0):
@@ -65,11 +66,36 @@ def sampling_count(V, eps_p, w, theta=0.5, c_max="w", delta_p=1.0) -> int:
 # %% ../nbs/11_spas.ipynb #82908e4e
 SQUARE = 2.0   # (V1) squares the mean distance as numpy's float64 ** 2 does, with the C library's pow; given to compiled code as a value, so the compiler cannot turn it into x * x (which differs in the last bit for about 1 number in 1,200)
 
+@njit(cache=True)
+def halved_sum_2(a, lo, n):
+    "`halved_sum`'s second halving: blocks, or the engine's halving sum."
+    if n <= PAIRWISE_BLOCK: return block_sum(a, lo, n)
+    return pairwise_sum(a, lo, n)
+
+@njit(cache=True)
+def halved_sum_1(a, lo, n):
+    "`halved_sum`'s first halving."
+    if n <= PAIRWISE_BLOCK: return block_sum(a, lo, n)
+    h = n // 2 - n // 2 % PAIRWISE_LANES
+    return halved_sum_2(a, lo, h) + halved_sum_2(a, lo + h, n - h)
+
+@njit(cache=True)
+def halved_sum(a, lo, n):
+    "np.add.reduce(a[lo:lo + n]) bit for bit, as `engine.pairwise_sum`, with numpy's first two halvings made by calls (up to about 4 x 128 terms no stack is set up on the heap)."
+    if n <= PAIRWISE_BLOCK: return block_sum(a, lo, n)
+    h = n // 2 - n // 2 % PAIRWISE_LANES                      # numpy's split: the first half a multiple of 8
+    return halved_sum_1(a, lo, h) + halved_sum_1(a, lo + h, n - h)
+
+@njit(cache=True, inline="always")
+def ring_sum(ring, lo, t):
+    "The sum of entries lo..t-1 of a ring (`baselines.window_sum`, by `halved_sum`)."
+    return halved_sum(ring, lo % (ring.shape[0] // 2), t - lo) if t > lo else 0.0
+
 @njit(cache=True, inline="always")
 def v1_estimate(q, a, lo, n, square):
     "(V1) over the n distances from index lo: the mean of q minus the squared mean of a (numpy's means, bit for bit), at least 0; no distance: 0."
     if n == 0: return 0.0
-    v = pairwise_sum(q, lo, n) / n - (pairwise_sum(a, lo, n) / n) ** square
+    v = halved_sum(q, lo, n) / n - (halved_sum(a, lo, n) / n) ** square
     return v if v > 0.0 else 0.0
 
 def window_variance(q, a):
@@ -105,7 +131,7 @@ DIRECT_FLOOR_SLACK = 1e-9   # R C / eps_p sums float spends: a count that should
 def direct_release_rule(spent_p, t, w, C, eps_p, tol):
     "Direct release (Sec. 4, Fig. 3): (release directly?, Laplace budget R left in the window ending at t, timestamps k still to pay); `spent_p` holds the Laplace spends per timestamp as a ring (`baselines.ring_set`) of at least the last w - 1."
     lo = max(0, t - w + 1)
-    R = eps_p - window_sum(spent_p, lo, t)
+    R = eps_p - ring_sum(spent_p, lo, t)
     at, f = lo % (spent_p.shape[0] // 2), t   # timestamps lo..t-1 are entries at..at+t-lo-1 of the ring, in order
     for j in range(t - lo):                   # f: the window's first release (t if none)
         if spent_p[at + j] > 0:
@@ -121,12 +147,18 @@ VAR_WINDOW, VAR_CUMULATIVE, VAR_DECAY = range(3)   # var_estimator's values in c
 @njit(cache=True, inline="always")
 def history_record(h_q, h_a, h_t, h_n, h_mean, estimator, span, t, new, old):
     "Record the release `new` at t > 0 by its difference D = new - old from the release before: q and a (numpy's means of D * D and |D|) pushed on the ring ('window': after dropping the distances older than t - span), or folded into the running mean of q ('cumulative')."
-    d = new.shape[0]
-    sq, ab = np.empty(d), np.empty(d)
-    for j in range(d):
-        D = new[j] - old[j]
-        sq[j] = D * D; ab[j] = abs(D)
-    q, a = pairwise_sum(sq, 0, d) / d, pairwise_sum(ab, 0, d) / d
+    d, q, a = new.shape[0], 0.0, 0.0
+    if d < PAIRWISE_LANES:                # numpy adds fewer than 8 terms in order: no arrays needed
+        for j in range(d):
+            D = new[j] - old[j]
+            q += D * D; a += abs(D)
+    else:
+        sq, ab = np.empty(d), np.empty(d)
+        for j in range(d):
+            D = new[j] - old[j]
+            sq[j] = D * D; ab[j] = abs(D)
+        q, a = pairwise_sum(sq, 0, d), pairwise_sum(ab, 0, d)
+    q, a = q / d, a / d
     if estimator == VAR_CUMULATIVE: h_mean[0] = (h_mean[0] * h_n[0] + q) / (h_n[0] + 1)
     else:
         K = h_q.shape[0] // 2
@@ -229,7 +261,7 @@ def direct_budgets(C, R, k, A, p):
 def main_step(t, x, C, sp, s2, ref, rho, rng, pid, exact, p):
     "A direct release if the window's idle budget pays every step it has left (Sec. 4, Fig. 3), else the sampling test (`sampling_test`), else a copy: (kind, Laplace budget, SVT budget, release scale, compared?, the comparison's spend). The main phase's first step books the threshold noises' standing charge (svt_budgets); nothing changes before the step's check that its window can pay the most it may spend."
     direct, R, kk = direct_release_rule(sp, t, p.w, C, p.eps_p, p.tol)
-    A = p.e2 - window_sum(s2, max(0, t - p.w + 1), t)            # SVT-query budget left in the window
+    A = p.e2 - ring_sum(s2, max(0, t - p.w + 1), t)            # SVT-query budget left in the window
     direct = p.direct_release and direct
     b, e = direct_budgets(C, R, kk, A, p)
     standing = p.standing if t == p.L else 0.0
@@ -398,8 +430,9 @@ class SPASStepwise:
         n = self.w if T is None else min(self.w, T)               # the spends a window reads: the last w - 1 timestamps
         self._state = SPASState(np.zeros(d), np.zeros(d), np.zeros(2 * n), np.zeros(2 * n), *self._hist.arrays(), np.zeros(1, np.int64), np.zeros(2))
         if T is None:       # online: the rolling books, charged at each step; the latest step's outputs only
-            self.books, self._ledger, self._out, self._latest = RollingLedger.central(self.eps, self.w), None, None, spas_outputs(1, d)
-        else: self.books, self._ledger, self._out = None, Ledger.central(T, self.eps, self.w), spas_outputs(T, d)
+            self.books, self._out, self._latest = RollingLedger.central(self.eps, self.w), None, spas_outputs(1, d)
+        else: self.books, self._out = None, spas_outputs(T, d)       # batch: the ledger is written by finish
+        self._standing_at = None    # batch: where the standing charge starts (the main phase's first step, if the run has one)
         self._L = self.w if T is None else min(self.w, T)          # the warm-up is the first window
         self._e_warm = (self.eps_p if self.warmup_budget == "eps_p" else self.eps) / math.ceil(self.w / self.m)
         self._dq = svt_sensitivity(self.dis, d, self.delta)
@@ -417,8 +450,8 @@ class SPASStepwise:
                           float(self.threshold_scale), float(self.query_scale), SQUARE)
 
     def _book_standing(self, t):
-        "The threshold noises' standing charge on every window from t on (svt_budgets)."
-        (self._ledger if self.books is None else self.books).standing(self._standing, start=t, account=0)
+        "Online: the threshold noises' standing charge on every window from t on (svt_budgets), checked by the books."
+        self.books.standing(self._standing, start=t, account=0)
 
     def _compiled(self, X) -> SPASOut:
         "Run the compiled step over the rows X (the next len(X) timestamps): in compiled code with a plain Generator, else through a port (a NoiseRecorder or exact sampler sees each draw; online, the books charge each spend first). Returns the outputs (online: the rows of X only)."
@@ -433,7 +466,7 @@ class SPASStepwise:
                 self.kernel(X, t0, o, *out, NO_RNG, pid, self._exact, *self._state, *p)
         else: self.kernel(X, t0, o, *out, self._rng, NO_PORT, False, *self._state, *p)
         self._p = p
-        if self.books is None and self._standing and t0 <= self._L < t0 + n: self._book_standing(self._L)
+        if self.books is None and self._standing and t0 <= self._L < t0 + n: self._standing_at = self._L
         self._t = t0 + n
         return out
 
@@ -463,9 +496,10 @@ class SPASStepwise:
             raise RuntimeError(f"{type(self).__name__} was started online (T=None): an online run has no end and no Release; "
                                f"its releases were returned by step(), and its books are in .books")
         if self._t != self._T: raise ValueError(f"finish() after {self._t} of T={self._T} timestamps: step the rest first")
-        o = self._out
-        self._ledger.spend_series(o.sp + o.s2 + o.sq, account=0)
-        return Release(o.est, o.kind != COPY, self._ledger, self.name, self.params,
+        o, ledger = self._out, Ledger.central(self._T, self.eps, self.w)
+        if self._standing_at is not None: ledger.standing(self._standing, start=self._standing_at, account=0)
+        ledger.spend_series(o.sp + o.s2 + o.sq, account=0)
+        return Release(o.est, o.kind != COPY, ledger, self.name, self.params,
                        info=dict(kind=KINDS[o.kind], spent_p=o.sp, spent_s2=o.s2, spent_q=o.sq, compared=o.compared, C_used=o.C_used))
 
     def run(self, stream, rng=None) -> Release:
@@ -475,6 +509,27 @@ class SPASStepwise:
         check_lattice(s.counts, self._rng, "counts")
         self._compiled(s.counts)
         return self.finish()
+
+    def run_many(self, stream, n, rng=None, check=True) -> Runs:
+        "n runs one after another from one generator (as n calls `run(stream, rng=g)` with the same g), from one copy of the stream: each run's steps in one compiled call, written into its rows of one array, with no Release or Ledger per run (a `core.Runs` holds the spends and standing charges); each run's windows checked unless check=False."
+        s = self.check_stream(stream)
+        n, g = check_int(n, "n", minimum=1), as_rng(rng)
+        if check and self.unproven() and not self.allow_unproven: raise UnprovenConfiguration(type(self).__name__, self.unproven())
+        X = np.ascontiguousarray(s.counts, dtype=np.float64)
+        check_lattice(X, g, "counts")
+        (T, d), est = X.shape, np.empty((n,) + X.shape)
+        pub, spent, standing, start = np.empty((n, T), bool), np.empty((n, T)), np.zeros(n), np.full(n, T, np.int64)
+        for r in range(n):
+            self.start(T, d, g)
+            self._out = self._out._replace(est=est[r])
+            o = self._compiled(X)
+            pub[r], spent[r] = o.kind != COPY, o.sp + o.s2 + o.sq
+            if self._standing_at is not None: standing[r], start[r] = self._standing, self._standing_at
+        runs = Runs(est, pub, spent, standing, start)
+        if check:
+            if not np.all(np.isfinite(est)): raise ValueError(f"{self!r} released a non-finite estimate: see run()'s message for the range of eps and w")
+            runs.check(self.eps, self.w)
+        return runs
 
 # %% ../nbs/11_spas.ipynb #df8117eb
 SPAS_CHOICES = {"warmup_budget": ("eps_p", "eps"), "direct_budget": ("even", "eps_p_over_C"),
