@@ -6,19 +6,26 @@ Docs: https://wevent-nb.github.io/wevent_nb/ldp_ids.html.md"""
 
 # %% ../nbs/10_ldp_ids.ipynb #9781af4c
 from __future__ import annotations
-import math, itertools
-from collections import deque
+import math, itertools, ctypes, sys
+from collections import namedtuple
 import numpy as np
+import numpy.random._generator
+from llvmlite import binding as llvm_binding
+from numba import njit, objmode, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 from .core import (Mechanism, Release, Ledger, RollingLedger, PrivacyBudgetExceeded, REL_TOL, CategoricalPopulation,
                             CategoricalAggregate, register, as_rng, check_eps, check_w, check_int, check_array, check_counts, check_categories)
-from .primitives import get_fo, fo_mean_variance, fo_mean_variance_float, adaptive_choice, GRR, OUE
+from .primitives import get_fo, fo_mean_variance, fo_mean_variance_float, fo_probabilities, adaptive_choice, GRR, OUE
+from .engine import PORTS, NO_PORT, pairwise_sum
 
 # %% auto #0
-__all__ = ['LDP_IDS_FOS', 'LDP_IDS_MODES', 'SPARSE_POOL', 'LARGE_SAMPLE', 'CANDIDATE_OVERDRAW', 'CANDIDATE_SLACK', 'SCALAR_DRAWS',
-           'TABLE2', 'TABLE2_TOL', 'V', 'dissimilarity', 'mv_hypergeometric', 'sample_available', 'IdRanges',
-           'LDPIDSMechanism', 'LBU', 'LSP', 'LBD', 'LBA', 'LPU', 'LPD', 'LPA', 'forced_decisions', 'mse_lbu', 'mse_lpu',
-           'mse_lsp', 'mse_window_sum', 'cfpu_theory', 'mre_metric', 'cfpu_metric', 'cfpu_fullwin_metric',
-           'event_series', 'auc_metric']
+__all__ = ['LDP_IDS_FOS', 'LDP_IDS_MODES', 'SPARSE_POOL', 'LARGE_SAMPLE', 'CANDIDATE_OVERDRAW', 'CANDIDATE_SLACK',
+           'NUMPY_SAMPLERS', 'BINOMIAL_STATE_WORDS', 'GRR_KIND', 'OUE_KIND', 'LOG_PER_STEP', 'TABLE2', 'TABLE2_TOL',
+           'V', 'dissimilarity', 'mv_hypergeometric', 'sample_available', 'IdRanges', 'bitgen_address',
+           'fo_row_estimate', 'draw_counts', 'LDPIDSMechanism', 'LBU', 'LSP', 'LBD', 'LBA', 'LPU', 'LPD', 'LPA',
+           'forced_decisions', 'mse_lbu', 'mse_lpu', 'mse_lsp', 'mse_window_sum', 'cfpu_theory', 'mre_metric',
+           'cfpu_metric', 'cfpu_fullwin_metric', 'event_series', 'auc_metric']
 
 # %% ../nbs/10_ldp_ids.ipynb #30f57f28
 LDP_IDS_FOS = ("grr", "oue", "adaptive")
@@ -104,17 +111,89 @@ def sample_available(avail: np.ndarray, k: int, rng, n_avail: int | None = None,
 
 # %% ../nbs/10_ldp_ids.ipynb #00455a2f
 class IdRanges:
-    "Users given as id blocks [lo, hi) (aggregate mode labels users in blocks); `np.asarray` gives the ids."
-    __slots__ = ("ranges", "size")
+    "Users given as id blocks [lo[i], hi[i]) (aggregate mode labels users in blocks); `ranges` lists them as pairs, `np.asarray` gives the ids."
+    __slots__ = ("lo", "hi", "size")
     def __init__(self, ranges, size=None):
-        self.ranges = ranges if type(ranges) is list else list(ranges)
-        self.size = sum(hi - lo for lo, hi in self.ranges) if size is None else size
+        r = ranges if type(ranges) is list else list(ranges)
+        self.lo, self.hi = np.array([a for a, _ in r], np.int64), np.array([b for _, b in r], np.int64)
+        self.size = int((self.hi - self.lo).sum()) if size is None else size
+    @classmethod
+    def of_blocks(cls, lo, hi, size):
+        "The users of the blocks lo[i]..hi[i]-1 (int64 arrays, kept as they are), `size` of them in all."
+        u = object.__new__(cls)
+        u.lo, u.hi, u.size = lo, hi, size
+        return u
+    @classmethod
+    def segments(cls, lo, hi, start, count, size) -> list:
+        "One IdRanges per segment i (blocks start[i]..start[i]+count[i]-1 of lo, hi; size[i] users), or None for an empty one."
+        out, new = [], object.__new__
+        for a, n, k in zip(start.tolist(), count.tolist(), size.tolist()):
+            if n:
+                u = new(cls)
+                u.lo, u.hi, u.size = lo[a:a + n], hi[a:a + n], k
+                out.append(u)
+            else: out.append(None)
+        return out
+    @property
+    def ranges(self) -> list: return list(zip(self.lo.tolist(), self.hi.tolist()))
     def __len__(self): return self.size
     def __array__(self, dtype=None, copy=None):
-        ids = np.concatenate([np.arange(lo, hi) for lo, hi in self.ranges]) if self.ranges else np.zeros(0, np.int64)
+        n = self.hi - self.lo
+        ids = np.arange(self.size, dtype=np.int64) + np.repeat(self.lo - (np.cumsum(n) - n), n)   # the blocks' ids, block after block
         return ids if dtype is None else ids.astype(dtype)
     def __eq__(self, other): return np.array_equal(np.asarray(self), np.asarray(other))
     def __repr__(self): return f"IdRanges({', '.join(f'{lo}..{hi - 1}' for lo, hi in self.ranges)})"
+
+# %% ../nbs/10_ldp_ids.ipynb #54c9cbd8
+NUMPY_SAMPLERS = ("random_binomial", "random_hypergeometric", "random_multinomial", "random_multivariate_hypergeometric_marginals")
+BINOMIAL_STATE_WORDS = 32   # numpy's binomial_t (the constants a binomial draw caches): 17 eight-byte fields; 32 words leave room
+
+_generator_lib = ctypes.CDLL(numpy.random._generator.__file__)   # the extension behind np.random.Generator exports its C samplers
+for _name in NUMPY_SAMPLERS:                                     # ... under these names, which the compiled code links to
+    llvm_binding.add_symbol(f"wevent_nb_{_name}", ctypes.cast(getattr(_generator_lib, _name), ctypes.c_void_p).value)
+
+@intrinsic
+def _ptr(typingctx, address):
+    "An address (an integer) as a C pointer."
+    def codegen(context, builder, signature, args): return builder.inttoptr(args[0], cgutils.voidptr_t)
+    return types.voidptr(address), codegen
+
+_P, _I, _F = types.voidptr, types.int64, types.float64
+_c_binomial = types.ExternalFunction("wevent_nb_random_binomial", _I(_P, _F, _I, _P))                  # (bitgen, p, n, binomial_t)
+_c_hypergeometric = types.ExternalFunction("wevent_nb_random_hypergeometric", _I(_P, _I, _I, _I))       # (bitgen, good, bad, sample)
+_c_multinomial = types.ExternalFunction("wevent_nb_random_multinomial", types.void(_P, _I, _P, _P, types.intp, _P))  # (bitgen, n, out, pvals, d, binomial_t)
+_c_mvhg_marginals = types.ExternalFunction("wevent_nb_random_multivariate_hypergeometric_marginals",
+                                           types.void(_P, _I, types.uintp, _P, _I, types.uintp, _P))  # (bitgen, total, d, colors, n, 1, out)
+
+def bitgen_address(rng) -> int:
+    "The address of the bit generator behind `rng` (a numpy Generator): what the compiled draws take, so that they advance `rng` itself."
+    return rng.bit_generator.ctypes.bit_generator.value
+
+@njit(cache=True)
+def _binomial(bg, bt, n, p):
+    "rng.binomial(n, p): numpy's own sampler on the bit generator at address bg (bt: a binomial_t cache)."
+    return _c_binomial(_ptr(bg), p, n, _ptr(bt.ctypes.data))
+
+@njit(cache=True)
+def _hypergeometric(bg, good, bad, k):
+    "rng.hypergeometric(good, bad, k): numpy's own sampler."
+    return _c_hypergeometric(_ptr(bg), good, bad, k)
+
+@njit(cache=True)
+def _multinomial(bg, bt, n, pvals):
+    "rng.multinomial(n, pvals) for one n: numpy's own sampler (one binomial per value but the last)."
+    out = np.zeros(pvals.size, np.int64)
+    _c_multinomial(_ptr(bg), n, _ptr(out.ctypes.data), _ptr(pvals.ctypes.data), pvals.size, _ptr(bt.ctypes.data))
+    return out
+
+@njit(cache=True)
+def _mv_hypergeometric(bg, colors, k):
+    "rng.multivariate_hypergeometric(colors, k, method='marginals') for 1-D int64 colors: numpy's own sampler."
+    total = 0
+    for c in colors: total += c
+    out = np.zeros(colors.size, np.int64)
+    _c_mvhg_marginals(_ptr(bg), total, colors.size, _ptr(colors.ctypes.data), k, 1, _ptr(out.ctypes.data))
+    return out
 
 # %% ../nbs/10_ldp_ids.ipynb #c1cebeaf
 _CACHE_MAX = 256   # frequency oracles kept per run, one per budget: LBD's publication budgets vary
@@ -144,13 +223,39 @@ class _SimData:
         return fo_mean_variance_float(self.fo_name, eps, n, self.d)
 
 # %% ../nbs/10_ldp_ids.ipynb #f9b490e6
-SCALAR_DRAWS = 8   # a row of at most this many binomials is drawn one scalar at a time: the same numbers, without numpy's array checks
+GRR_KIND, OUE_KIND = np.int64(0), np.int64(1)   # the oracle of a report, in compiled code
+
+@njit(cache=True)
+def fo_row_estimate(bg, bt, counts, n, kind, p, q, uniform):
+    "The estimate (d,) from the reports of n users with true counts `counts` (int64, (d,)) under GRR (kind 0) or OUE (kind 1) with (p, q), drawn from the bit generator at bg (bt: a binomial_t cache, uniform: d entries 1/d)."
+    d = counts.size
+    out = np.empty(d)
+    pq = p - q
+    if kind == GRR_KIND and d == 2:                       # binary: reports of 0 = kept 0s + flipped 1s (two scalar draws)
+        c0 = _binomial(bg, bt, counts[0], p) + _binomial(bg, bt, counts[1], q)
+        out[0] = (c0 / n - q) / pq
+        out[1] = ((n - c0) / n - q) / pq
+        return out
+    c = np.empty(d, np.int64)
+    if kind == GRR_KIND:                                  # kept w.p. 1 - dq, else uniform over the d values
+        keep, kept = 1.0 - d * q, 0
+        for k in range(d):
+            c[k] = _binomial(bg, bt, counts[k], keep)
+            kept += c[k]
+        m = _multinomial(bg, bt, n - kept, uniform)
+        for k in range(d): c[k] += m[k]
+    else:                                                 # OUE: bit k set w.p. p for the holders of k, q for the others
+        for k in range(d): c[k] = _binomial(bg, bt, counts[k], p)
+        for k in range(d): c[k] += _binomial(bg, bt, n - counts[k], q)
+    for k in range(d): out[k] = (c[k] / n - q) / pq
+    return out
 
 class _SimReports(_SimData):
     "Frequency-oracle estimates from the reports of all users or of a group: perturbed per user, drawn exactly in aggregate mode."
     def __init__(self, N, d, mode, fo, rng):
         super().__init__(N, d, mode, fo, rng)
         self._uniform = np.full(d, 1.0 / d)                 # GRR: a report not kept is uniform over the d values
+        self._bt = np.zeros(BINOMIAL_STATE_WORDS)           # the binomial draws' cache of constants
 
     def all_users(self, eps) -> np.ndarray:
         "Estimate (d,) from the reports of all N users at the current timestamp, budget eps."
@@ -164,75 +269,261 @@ class _SimReports(_SimData):
         if self.mode == "per_user": return fo.estimate(fo.perturb(self.x[ids], self.rng))
         return self.aggregate_estimate(fo, hist, ids.size)
 
-    def _binomial(self, n, p) -> np.ndarray:
-        "rng.binomial(n, p) for an int array n: the same draws, one scalar call per entry for a short row (about 1 us each, against 20 us for the array call)."
-        if n.ndim == 1 and n.size <= SCALAR_DRAWS:
-            draw = self.rng.binomial
-            return np.array([draw(k, p) for k in n.tolist()], np.int64)
-        return self.rng.binomial(n, p)
-
     def aggregate_estimate(self, fo, counts, n) -> np.ndarray:
-        "fo.estimate_from_counts(fo.sample_counts(counts, rng), n) in law, without re-validating: (d,) or (T, d) counts, n scalar or (T,) (the same draws, but for one binary GRR row)."
-        rng, p, q = self.rng, fo.p, fo.q
-        counts = np.asarray(counts)
-        nn = np.asarray(n)[:, None] if getattr(n, "ndim", 0) else n
-        if isinstance(fo, GRR):
-            if counts.ndim == 1 and self.d == 2:              # binary: reports of 0 = kept 0s + flipped 1s (two scalar draws)
-                c0 = int(rng.binomial(int(counts[0]), p)) + int(rng.binomial(int(counts[1]), q))
-                return np.array([(c0 / n - q) / (p - q), ((n - c0) / n - q) / (p - q)])
-            keep = 1.0 - self.d * q                            # p = keep + q: kept, else uniform over the d values
-            stay = self._binomial(counts, keep)
-            c = stay + rng.multinomial(np.asarray(n) - stay.sum(-1), self._uniform)
-        elif isinstance(fo, OUE): c = self._binomial(counts, p) + self._binomial(nn - counts, q)
-        else: return fo.estimate_from_counts(fo.sample_counts(counts, rng), n)
-        return (c / nn - q) / (p - q)
+        "fo.estimate_from_counts(fo.sample_counts(counts, rng), n) in law for one row of true counts (d,), without re-validating: the same draws, but for a binary GRR row."
+        return fo_row_estimate(bitgen_address(self.rng), self._bt, np.ascontiguousarray(counts, np.int64), int(n), OUE_KIND if isinstance(fo, OUE) else GRR_KIND,
+                               fo.p, fo.q, self._uniform)
+
+# %% ../nbs/10_ldp_ids.ipynb #01a5a2ec
+M_LBU, M_LSP, M_LBD, M_LBA, M_LPU, M_LPD, M_LPA = range(7)           # a method's code in compiled code
+FO_GRR, FO_OUE, FO_ADAPTIVE = range(3)                               # LDP_IDS_FOS, by index
+APPROX, PUBLISH, NULLIFIED = range(3)                                # a timestamp's decision; info["decision"] is DECISIONS[code]
+DECISIONS = np.array(["approx", "publish", "nullified"], "<U9")
+DECISION_CODES = {str(v): code for code, v in enumerate(DECISIONS)}
+U1, U2, ALL_USERS = np.int64(0), np.int64(1), np.int64(-1)            # the reporting groups: dissimilarity, publication, everyone
+PER_USER, ONLINE, OWN_DECIDE, OWN_REMAINING, OWN_RETURNING = 1, 2, 4, 8, 16   # flags of a run (what goes through its port)
+S_AVAIL, S_TOP, S_LOGN, S_L, S_KL, S_K, S_WIN = range(7)             # the run's integer state, by index
+PY_SUM_COMPENSATED = sum([1.0, 1e100, 1.0, -1e100]) == 2.0           # Python >= 3.12 adds floats with Neumaier's compensation
+
+# (constants a compiled function takes as an argument are numpy integers: numba compiles the callee once for them,
+#  but once per value for a Python int constant)
+_Cfg = namedtuple("_Cfg", "method d N w batch ring flags fo_code kind pp qq eps e_main e1 V1 n1 half u_min compensated")
+_Out = namedtuple("_Out", "est dec dis err nrep eps2 n2 units charged")
+_Pool = namedtuple("_Pool", "stk_lo stk_hi log_t log_lo log_hi seg0 segn segt")
+_Tabs = namedtuple("_Tabs", "prev left uniform bt e2ring n2ring ukind up uq Vk gb")
+
+# %% ../nbs/10_ldp_ids.ipynb #07e35ce5
+@njit(cache=True)
+def draw_counts(bg, left, k):
+    "True-value counts (d,) of k users drawn without replacement from the counts `left` (int64, updated: the users not drawn yet), from the bit generator at bg."
+    d = left.size
+    total = 0
+    for c in left: total += c
+    if k < 0 or k > total: raise AssertionError("cannot draw more users than the pool holds")
+    if d == 2:                                          # two colours: one hypergeometric draw (binary streams' hot path)
+        h = np.empty(2, np.int64)
+        h[0] = _hypergeometric(bg, left[0], left[1], k)
+        h[1] = k - h[0]
+    else: h = _mv_hypergeometric(bg, left, k)
+    for j in range(d): left[j] -= h[j]
+    return h
+
+@njit(cache=True)
+def _pool_take(s, p, k, t, r, slot):
+    "Take k users off the top of the stack (LIFO), as segment (r, slot) of the log: id blocks, nothing drawn."
+    if k > s[S_AVAIL]: raise AssertionError("asked for more users than are available")
+    s[S_AVAIL] -= k
+    n, top = s[S_LOGN], s[S_TOP]
+    p.seg0[r, slot], p.segt[r] = n, t
+    while k:
+        lo, hi = p.stk_lo[top - 1], p.stk_hi[top - 1]
+        if hi - lo <= k: top -= 1; k -= hi - lo
+        else: p.stk_hi[top - 1] = hi - k; lo = hi - k; k = 0
+        p.log_t[n], p.log_lo[n], p.log_hi[n] = t, lo, hi
+        n += 1
+    p.segn[r, slot] = n - s[S_LOGN]
+    s[S_LOGN], s[S_TOP] = n, top
+
+@njit(cache=True)
+def _pool_give_back(s, p, r, slot):
+    "Recycle segment (r, slot) into the pool: its blocks pushed in reverse, so that its first block is on top."
+    a, n, top = p.seg0[r, slot], p.segn[r, slot], s[S_TOP]
+    for i in range(a + n - 1, a - 1, -1):
+        p.stk_lo[top], p.stk_hi[top] = p.log_lo[i], p.log_hi[i]
+        s[S_AVAIL] += p.log_hi[i] - p.log_lo[i]
+        top += 1
+    s[S_TOP] = top
+
+@njit(cache=True)
+def _pool_compact(s, p):
+    "Online: drop the log's blocks of segments no longer out (given back), moving the others down in the order they were taken."
+    n = 0
+    while True:
+        nxt, a = -1, s[S_LOGN]                           # the live segment that starts first at or after n
+        for j in range(p.segn.size):
+            r, slot = j // 2, j % 2
+            if p.segn[r, slot] and n <= p.seg0[r, slot] < a: nxt, a = j, p.seg0[r, slot]
+        if nxt < 0: break
+        r, slot = nxt // 2, nxt % 2
+        m = p.segn[r, slot]
+        for i in range(m):
+            p.log_t[n + i], p.log_lo[n + i], p.log_hi[n + i] = p.log_t[a + i], p.log_lo[a + i], p.log_hi[a + i]
+        p.seg0[r, slot] = n
+        n += m
+    s[S_LOGN] = n
 
 # %% ../nbs/10_ldp_ids.ipynb #c6f80b35
 class _Sim(_SimReports):
-    "One run's simulation state: data, frequency oracles, reports, and the pool of available users."
+    "One run's simulation state: data, frequency oracles, reports, and (per user) the pool of available users."
     def __init__(self, N, d, mode, fo, rng):
         super().__init__(N, d, mode, fo, rng)
         self.n_avail = N
         self._avail = self._scratch = None                  # per_user pool: availability mask (made on first use)
-        self._stack = [(0, N)]                              # aggregate pool: a LIFO stack of id blocks
-        self._left_t, self._left = -1, None                 # aggregate: true counts of the users not drawn yet at t
+        self.left = np.zeros(d, np.int64)                   # aggregate: true counts of the users not drawn yet at t (the compiled step's)
 
     def take(self, k):
-        "Sample k users from the pool at the current timestamp and remove them: their ids (aggregate mode: id blocks, nothing drawn)."
+        "Sample k users from the per-user pool at the current timestamp and remove them: their ids."
         assert 0 <= k <= self.n_avail, f"asked for {k} users but only {self.n_avail} are available"
-        if self.mode == "per_user":
-            if self._avail is None: self._avail, self._scratch = np.ones(self.N, bool), np.zeros(self.N, np.int64)
-            ids = sample_available(self._avail, k, self.rng, self.n_avail, self._scratch)
-            self.n_avail -= k
-            return ids
-        out, st, n = [], self._stack, k                     # LIFO: the users who came back last leave first
+        if self._avail is None: self._avail, self._scratch = np.ones(self.N, bool), np.zeros(self.N, np.int64)
+        ids = sample_available(self._avail, k, self.rng, self.n_avail, self._scratch)
         self.n_avail -= k
-        while k:
-            lo, hi = st[-1]
-            if hi - lo <= k: st.pop(); out.append((lo, hi)); k -= hi - lo
-            else: st[-1] = (lo, hi - k); out.append((hi - k, hi)); k = 0
-        return IdRanges(out, n)
+        return ids
 
     def draw_counts(self, k) -> np.ndarray:
         "True-value counts of k users drawn without replacement from those not drawn yet at the current timestamp (exchangeable users)."
-        if self._left_t != self.t: self._left_t, self._left = self.t, self.x
-        h = mv_hypergeometric(self._left, k, self.rng)
-        self._left = self._left - h
-        return h
+        return draw_counts(bitgen_address(self.rng), self.left, k)
 
     def group_report(self, ids, eps) -> np.ndarray:
         "Estimate (d,) from the reports of the users `ids` taken at the current timestamp, budget eps (aggregate mode: their true counts drawn first)."
         return self.report(ids, None if self.mode == "per_user" else self.draw_counts(ids.size), eps)
 
     def give_back(self, ids):
-        "Recycle users into the pool."
-        if ids is None: return
-        if self.mode == "per_user":
-            if ids.size == 0: return
-            assert not self._avail[ids].any(), "recycling a user who is already available"
-            self._avail[ids] = True
-        else: self._stack.extend(reversed(ids.ranges))
+        "Recycle per-user ids into the pool."
+        if ids is None or ids.size == 0: return
+        assert not self._avail[ids].any(), "recycling a user who is already available"
+        self._avail[ids] = True
         self.n_avail += ids.size
+
+# %% ../nbs/10_ldp_ids.ipynb #ce6a38ef
+OP_CHARGE, OP_BOOK, OP_BOOK_ALL, OP_TAKE, OP_GIVE_BACK, OP_DECIDE, OP_REMAINING, OP_RETURNING = np.arange(8)   # what a port call does
+
+@njit(cache=True)
+def _port(pid, op, t, i, x, y):
+    "Operation `op` (OP_...) at t on the Python side of the run (port pid), with an integer and two floats; returns a float."
+    with objmode(r="float64"):
+        r = PORTS[pid].call(op, t, i, x, y)
+    return r
+
+@njit(cache=True, inline="always")
+def _ask(pid, op, t, i=0, x=0.0, y=0.0):
+    "_port with its arguments as one signature (int64, float64), so that it is compiled once."
+    return _port(pid, op, t, np.int64(i), float(x), float(y))
+
+@njit(cache=True)
+def _port_report(pid, t, slot, e):
+    "The estimate from the reports of group `slot` (U1, U2 or ALL_USERS) at t with budget e, drawn on the Python side (port pid)."
+    with objmode(est="float64[:]"):
+        est = PORTS[pid].report(t, slot, e)
+    return est
+
+def _fo_params(fo_code, e, d):
+    "(kind, p, q) of the oracle get_fo(fo, e, d) (fo: LDP_IDS_FOS[fo_code]), with primitives' own formulas but without get_fo's validation (a step asks for each new LBD budget)."
+    name = LDP_IDS_FOS[fo_code]
+    if name == "adaptive": name = adaptive_choice(e, d)
+    p, q = fo_probabilities(name, e, d)
+    return (OUE_KIND if name == "oue" else GRR_KIND), float(p), float(q)
+
+@njit(cache=True)
+def _fo_of(fo_code, e, d):
+    "(kind, p, q) of budget e, computed in Python: p and q take numpy's exp, which differs from the C library's (numba's) in the last bit for about 1 budget in 20."
+    with objmode(kind="int64", p="float64", q="float64"):
+        kind, p, q = _fo_params(fo_code, e, d)
+    return kind, p, q
+
+# %% ../nbs/10_ldp_ids.ipynb #2d95f306
+@njit(cache=True)
+def _V(fo_code, eps, n, d):
+    "primitives.fo_mean_variance_float(name, eps, n, d) for n an integer, compiled: the same operations, and math.exp/expm1 are the C library's in both."
+    if n <= 0 or eps <= 0: return math.inf
+    if fo_code == FO_ADAPTIVE: fo_code = FO_GRR if d < 3 * math.exp(eps) + 2 else FO_OUE
+    e, em1 = math.exp(eps), math.expm1(eps)
+    if fo_code == FO_GRR: return (d - 2 + e) / (n * em1 * em1) + (d - 2) / (d * n * em1)
+    return 4 * e / (n * em1 * em1) + 1 / (d * n)
+
+@njit(cache=True)
+def _mean_sq(a, b):
+    "mean((a - b)**2) bit for bit as numpy: the squares, numpy's pairwise sum, divided by d."
+    d = a.size
+    sq = np.empty(d)
+    for k in range(d):
+        x = a[k] - b[k]
+        sq[k] = x * x
+    return pairwise_sum(sq, 0, d) / d
+
+@njit(cache=True)
+def _python_sum(ring, lo, hi, compensated):
+    "Python's sum() of the floats of timestamps lo..hi-1 held in `ring` (timestamp t at t % ring.size), oldest first: in order, or with Neumaier's compensation as Python >= 3.12 adds them."
+    if hi <= lo: return 0.0
+    m = ring.size
+    f, c = ring[lo % m], 0.0
+    for t in range(lo + 1, hi):
+        x = ring[t % m]
+        if not compensated:
+            f += x
+            continue
+        s = f + x
+        if abs(f) >= abs(x): c += (f - s) + x
+        else: c += (x - s) + f
+        f = s
+    if compensated and c != 0.0 and math.isfinite(c): f += c
+    return f
+
+# %% ../nbs/10_ldp_ids.ipynb #8a7ea8af
+@njit(cache=True, inline="always")
+def _charge(c, pid, o, t, ti, amount):
+    "Budget division: `amount` on the one account at t, before the reports it pays for (online: the books, which may refuse)."
+    if c.flags & ONLINE: _ask(pid, OP_CHARGE, t, x=amount)
+    else: o.charged[ti] += amount
+
+@njit(cache=True, inline="always")
+def _everyone(c, pid, bg, b, t, x, e, kind, pp, qq):
+    "The estimate from all N users' reports at t with budget e (its oracle: kind, p, q)."
+    if c.flags & (PER_USER | ONLINE): return _port_report(pid, t, ALL_USERS, e)
+    return fo_row_estimate(bg, b.bt, x, c.N, kind, pp, qq, b.uniform)
+
+@njit(cache=True, inline="always")
+def _copy(dst, src):
+    "dst[:] = src for 1-D arrays (a loop: numba compiles it in a fraction of the time of slice assignment)."
+    for k in range(src.size): dst[k] = src[k]
+
+@njit(cache=True, inline="always")
+def _take(c, s, pid, p, t, r, slot, k):
+    "k users leave the pool at t as group `slot` (per user: sampled on the Python side; aggregate: blocks off the stack)."
+    if c.flags & PER_USER: _ask(pid, OP_TAKE, t, slot, k)
+    else: _pool_take(s, p, k, t, r, slot)
+
+@njit(cache=True, inline="always")
+def _book(c, pid, t, slot):
+    "Book eps for every user of group `slot` at t, before its reports are drawn (an aggregate batch run books its log at the end)."
+    if c.flags & (PER_USER | ONLINE): _ask(pid, OP_BOOK, t, slot)
+
+@njit(cache=True, inline="always")
+def _group_estimate(c, pid, bg, b, t, slot, k):
+    "The estimate from the reports (budget eps) of the k users of group `slot` at t (aggregate: their true counts drawn first)."
+    if c.flags & (PER_USER | ONLINE): return _port_report(pid, t, slot, c.eps)
+    h = draw_counts(bg, b.left, k)
+    return fo_row_estimate(bg, b.bt, h, k, c.kind, c.pp, c.qq, b.uniform)
+
+@njit(cache=True, inline="always")
+def _give_back(c, s, pid, p, j):
+    "The users of timestamp j come back to the pool: U2's, then U1's on top (online: their log segments are dropped)."
+    if j < 0: return
+    if c.flags & PER_USER:
+        _ask(pid, OP_GIVE_BACK, j)
+        return
+    r = j if c.batch else j % c.ring
+    if p.segt[r] != j: return                                  # online: no longer held (given back already)
+    _pool_give_back(s, p, r, U2)
+    _pool_give_back(s, p, r, U1)
+    if not c.batch: p.segn[r, U1], p.segn[r, U2], p.segt[r] = 0, 0, -1
+
+@njit(cache=True, inline="always")
+def _decide(c, pid, t, dis, err):
+    "The publish rule: dis > err, or the subclass's own (through the port)."
+    if c.flags & OWN_DECIDE: return _ask(pid, OP_DECIDE, t, x=dis, y=err) != 0.0
+    return dis > err
+
+@njit(cache=True, inline="always")
+def _remaining(c, pid, t, spent):
+    "LBD's remaining publication budget eps/2 - spent, or the subclass's own."
+    if c.flags & OWN_REMAINING: return _ask(pid, OP_REMAINING, t, x=spent)
+    return c.eps / 2 - spent
+
+@njit(cache=True, inline="always")
+def _returning(c, pid, t):
+    "The timestamp whose users return at the end of step t: t - w + 1 (Alg. 3 line 19), or the subclass's own."
+    if c.flags & OWN_RETURNING: return int(_ask(pid, OP_RETURNING, t))
+    return t - c.w + 1
 
 # %% ../nbs/10_ldp_ids.ipynb #28cd0668
 _INFO_DTYPES = dict(decision="<U9", dis=float, err=float, n_reports=np.int64, eps1=float, eps2=float, n1=np.int64, n2=np.int64, units=np.int64)
@@ -244,14 +535,11 @@ def _info_row(budget, population) -> dict:
     if population: row.update(n1=0, n2=0)
     return row
 
-def _mean_sq(a, b) -> float:
-    "mean((a - b)**2) as a Python float: np.mean's own sum and division without its wrappers (every step computes one)."
-    return float(np.add.reduce((a - b) ** 2)) / a.shape[-1]
-
 class _LDPIDSContract(Mechanism):
     "The seven methods' validated parameters (eps, w, fo, mode, u_min), publish rule and hooks."
     paper, stream_kind = "LDP-IDS, Ren et al., SIGMOD 2022 (paper 000)", "categorical"
     budget_division, population_division = False, False
+    code = None                                 # the method's code (M_LBU ... M_LPA): its compiled step
 
     def __init__(self, eps, w, fo="grr", mode="auto", u_min=1):
         super().__init__(eps, w)
@@ -269,14 +557,19 @@ class _LDPIDSContract(Mechanism):
         return 1, ""
 
     def _decide(self, t, dis, err) -> bool:
-        "Publish iff dis > err (Algs. 1-4); subclasses may force decisions."
+        "Publish iff dis > err (Algs. 1-4: the compiled step applies this rule); a subclass may force decisions (the step then asks it)."
         return dis > err
 
+    def _overrides(self, name, owner) -> bool:
+        "Whether this object's class replaces `owner`'s method `name` (a rule the compiled step applies itself)."
+        return getattr(type(self), name) is not owner.__dict__[name]
+
+    def _own_rules(self) -> int:
+        "The flags of the rules this class replaces, which the compiled step asks through the port."
+        return OWN_DECIDE if self._overrides("_decide", _LDPIDSContract) else 0
+
     def _begin(self):
-        "Hook: the method's state for a run (called by start, after the simulation state and the books are made) and its defaults in self._row0."
-    def _step_t(self, t):
-        "Hook: timestamp t (the data is in self._sim, the step's info entries in self._row); sets self._prev on a publication."
-        raise NotImplementedError
+        "Hook: the method's budgets and tables for a run (called by start, after the simulation state and the books are made) and its defaults in self._row0."
     def _end(self):
         "Hook: complete `info` and return the run's ledger (a run of T timestamps)."
         raise NotImplementedError
@@ -310,31 +603,68 @@ class _LDPIDSBooks(_LDPIDSContract):
     def _charge(self, t, amount):
         "One account: `amount` at t, charged before the reports it pays for are drawn (online: checked at once; batch: booked at the end)."
         if self.books is not None: self.books.spend(t, amount)
-        else: self._charged[t] += amount
+        else: self._out.charged[t] += amount
 
     def _budget_ledger(self):
         "The batch ledger of one account: what was charged at every t."
-        return Ledger(self._T, self.eps, self.w, n_accounts=1, names=["all users"]).spend_series(self._charged)
+        return Ledger(self._T, self.eps, self.w, n_accounts=1, names=["all users"]).spend_series(self._out.charged)
 
     def _book(self, t, ids):
-        "Ledger entry, before the users `ids` report with eps at t (aggregate batch runs: their id blocks, booked at the end)."
+        "Ledger entry, before the users `ids` report with eps at t: per-user ids, or (online, aggregate mode) id blocks; an aggregate batch run books its log of blocks at the end."
         if ids is None: return
         if not isinstance(ids, IdRanges): self._led.spend(t, self.eps, ids)
-        elif self.books is None: self._blocks.append((t, ids))
-        elif ids.ranges:
-            lo, hi = zip(*ids.ranges)
-            self.books.spend_ranges(t, self.eps, np.array(lo, np.int64), np.array(hi, np.int64))
+        elif ids.size: self.books.spend_ranges(t, self.eps, ids.lo, ids.hi)
 
-    def _book_blocks(self, ledger):
-        "Book every (t, IdRanges) report of the run as one vectorised range spend."
-        n = [len(ids.ranges) for _, ids in self._blocks]
-        lohi = np.fromiter(itertools.chain.from_iterable(itertools.chain.from_iterable(ids.ranges for _, ids in self._blocks)), np.int64, 2 * sum(n))
-        t = np.repeat(np.fromiter((t for t, _ in self._blocks), np.int64, len(n)), n)
-        ledger.spend_ranges(t, self.eps, lohi[0::2], lohi[1::2])
+    def _book_log(self, ledger):
+        "Book every id block an aggregate batch run's groups took, as one vectorised range spend."
+        p, n = self._pool, int(self._s[S_LOGN])
+        ledger.spend_ranges(p.log_t[:n], self.eps, p.log_lo[:n], p.log_hi[:n])
+
+# %% ../nbs/10_ldp_ids.ipynb #3570a51e
+_PORT_IDS = itertools.count()
+
+class _Port:
+    "The Python side of a compiled run (registered in engine.PORTS while the compiled step runs): per-user pools and reports, online books, a subclass's own rules."
+    def __init__(self, mech, rows, t0): self.m, self.rows, self.t0 = mech, rows, t0
+
+    def __enter__(self) -> int:
+        self.pid = next(_PORT_IDS); PORTS[self.pid] = self
+        return self.pid
+
+    def __exit__(self, *exc): PORTS.pop(self.pid, None)
+
+    def _at(self, t):
+        "The simulation, holding the data of timestamp t (a batch run's port serves every timestamp of the call)."
+        sim = self.m._sim
+        if sim.t != t: sim.x, sim.t = self.rows[t - self.t0], t
+        return sim
+
+    def report(self, t, slot, e) -> np.ndarray:
+        "The estimate from group `slot`'s reports at t with budget e (ALL_USERS: everyone's)."
+        sim = self._at(t)
+        est = sim.all_users(e) if slot == ALL_USERS else sim.group_report(self.m._users(t, slot), e)
+        return np.asarray(est, np.float64)
+
+    def call(self, op, t, i, x, y) -> float:
+        "Operation op at t: charge x; book group i; book everyone; take x users as group i; give back timestamp t; decide(dis x, err y); remaining(spent x); returning."
+        m = self.m
+        if op == OP_CHARGE: m._charge(t, x)
+        elif op == OP_BOOK: m._book(t, m._users(t, i))
+        elif op == OP_BOOK_ALL: m._led.spend_ranges(t, m.eps, 0, m._sim.N)
+        elif op == OP_TAKE: m._take_users(t, i, int(x))
+        elif op == OP_GIVE_BACK: m._give_back_users(t)
+        elif op == OP_DECIDE: return float(bool(m._decide(t, x, y)))
+        elif op == OP_REMAINING: return float(m._remaining(x))
+        elif op == OP_RETURNING: return float(m._returning(t))
+        return 0.0
 
 # %% ../nbs/10_ldp_ids.ipynb #744d886f
+LOG_PER_STEP = 16   # a batch run's log of id blocks starts with room for this many per timestamp (it doubles when full)
+
 class _LDPIDSStepwise(_LDPIDSBooks):
     "The step-wise form: start(T, d, rng, N), step(x_t) -> (estimate_t, published_t), finish() -> Release; T=None opens an online run."
+    uses_pool = False                           # LPD, LPA: the aggregate pool of id blocks
+
     def start(self, T, d, rng=None, N=None):
         "Begin a step-wise run over T timestamps (None: an unbounded online run), d values and N users (mode 'auto': the first x decides, see step)."
         T = None if T is None else check_int(T, "T", minimum=1)
@@ -347,14 +677,75 @@ class _LDPIDSStepwise(_LDPIDSBooks):
     def _start(self, T, d, N, mode, rng):
         self._sim = _Sim(N, d, mode, self.fo, rng)
         self._T, self._t, self._halted = T, 0, None
-        self._prev = np.zeros(d)
         self.books = None if T is not None else self._rolling_books(N)   # online: charged at each step, before the draws
-        self._blocks, self.last_info = [], None  # aggregate batch runs: (t, IdRanges) of every report, booked at the end
+        self.last_info, self._cfg = None, None                           # the compiled step's configuration: made at the first step
+        self._python_steps = self._overrides("_step_t", _LDPIDSStepwise)   # a subclass's own step (broken variants in checks)
         self._row0 = _info_row(self.budget_division, self.population_division)
+        self._e1 = self._V1 = 0.0; self._n1, self._Vk, self._units, self._gb = 0, None, None, None
         self._begin()
-        self._est, self._charged = (None, None) if T is None else (np.zeros((T, d)), np.zeros(T))
-        self._info = None if T is None else {k: np.full(T, v, _INFO_DTYPES[k]) for k, v in self._row0.items()}
+        self._make_state()
         return self
+
+    def _make_state(self):
+        "The arrays the compiled step reads and writes: the release and info rows (batch: T of them; online: the latest), the pool, the tables."
+        sim, T, w, r0 = self._sim, self._T, self.w, self._row0
+        n, N, d = (1 if T is None else T), sim.N, sim.d
+        self._out = _Out(np.zeros((n, d)), np.full(n, DECISION_CODES[r0["decision"]], np.int8), np.full(n, np.nan), np.full(n, np.nan),
+                         np.full(n, r0["n_reports"], np.int64), np.full(n, r0.get("eps2", 0.0)), np.full(n, r0.get("n2", 0), np.int64),
+                         np.full(n, r0.get("units", 0), np.int64), np.zeros(n))
+        self._s = np.zeros(7, np.int64)
+        units = self._units or (np.zeros(1, np.int64), np.zeros(1), np.zeros(1))
+        self._tabs = _Tabs(np.zeros(d), sim.left, sim._uniform, sim._bt, np.zeros(max(w - 1, 1)), np.zeros(w, np.int64), *units,
+                           np.zeros(1) if self._Vk is None else self._Vk, np.zeros(1, np.int64) if self._gb is None else self._gb)
+        self._prev = self._tabs.prev
+
+    def _make_pool(self):
+        "Aggregate mode, LPD and LPA: the pool of id blocks (a stack, last in first out: all N users in one block) and the log of the blocks each group took."
+        sim, T, N = self._sim, self._T, self._sim.N
+        pooled = self.uses_pool and sim.mode != "per_user"
+        ring = T if T is not None else self.w + 1                        # online: the timestamps whose users may still be out
+        cap = (LOG_PER_STEP * T if T is not None else N) if pooled else 0   # online: the blocks out never exceed N (they partition the users)
+        self._pool = _Pool(np.zeros(N if pooled else 0, np.int64), np.zeros(N if pooled else 0, np.int64),   # np.zeros: pages touched only when used
+                           np.zeros(cap, np.int64), np.zeros(cap, np.int64), np.zeros(cap, np.int64),
+                           np.zeros((ring, 2), np.int64), np.zeros((ring, 2), np.int64), np.full(ring, -1, np.int64))
+        if pooled: self._pool.stk_hi[0] = N
+        self._s[S_AVAIL], self._s[S_TOP] = N, 1 if pooled else 0
+
+    def _config(self) -> _Cfg:
+        "The compiled step's configuration, once the mode is known: the method, sizes, what goes through the port, the main oracle and budgets."
+        sim, T = self._sim, self._T
+        self._make_pool()
+        flags = (PER_USER if sim.mode == "per_user" else 0) | (ONLINE if T is None else 0) | self._own_rules()
+        fo_code = LDP_IDS_FOS.index(self.fo)
+        kind, p, q = _fo_params(fo_code, self._e_main, sim.d)
+        return _Cfg(self.code, sim.d, sim.N, self.w, T is not None, len(self._pool.segt), flags, fo_code, kind, p, q,
+                    self.eps, self._e_main, self._e1, self._V1, self._n1, sim.N // 2, self.u_min, PY_SUM_COMPENSATED)
+
+    def _steps(self, rows):
+        "The compiled step over `rows` (the data of timestamps t, t+1, ...), through a port where the run has one."
+        if self._cfg is None: self._cfg = self._config()
+        c, n, t0 = self._cfg, len(rows), self._t
+        X = np.zeros((n, 0), np.int64) if c.flags & PER_USER else rows
+        port = _Port(self, rows, t0) if c.flags & (PER_USER | ONLINE | OWN_DECIDE | OWN_REMAINING | OWN_RETURNING) else None
+        pid = port.__enter__() if port else NO_PORT
+        try:
+            done = 0
+            while done < n:
+                done += _ldp_steps(c, self._s, pid, bitgen_address(self._sim.rng), t0 + done, X[done:], n - done, self._out, self._pool, self._tabs)
+                self._t = t0 + done
+                if done < n: self._grow_log()
+        finally:
+            if port: port.__exit__()
+
+    def _grow_log(self):
+        "Double a batch run's log of id blocks (the compiled step stops before a timestamp that might not fit)."
+        p = self._pool
+        grown = [np.concatenate([a, np.zeros_like(a)]) for a in (p.log_t, p.log_lo, p.log_hi)]
+        self._pool = p._replace(log_t=grown[0], log_lo=grown[1], log_hi=grown[2])
+
+    def _step_t(self, t):
+        "Timestamp t: the method's compiled step (a subclass may replace it by Python: `run` then steps it timestamp by timestamp)."
+        self._steps(self._sim.x[None])
 
     def _infer_mode(self, x) -> str:
         "mode='auto' in the step-wise form: length N -> 'per_user', length d -> 'aggregate' (ambiguous if N == d)."
@@ -392,28 +783,46 @@ class _LDPIDSStepwise(_LDPIDSBooks):
         except PrivacyBudgetExceeded: self._halted = self._t; raise
 
     def _step(self, x):
-        t, sim = self._t, self._sim
+        t, sim, o = self._t, self._sim, self._out
         sim.x, sim.t = x, t
-        self._row = row = self._row0.copy()
+        ti = t if self._T is not None else 0
+        if self._T is None: self._reset_row()
         self._step_t(t)
-        if self._info is None: self.last_info = {"t": t, **row}
-        else:
-            info = self._info
-            for k, v in row.items(): info[k][t] = v
-            self._est[t] = self._prev
-        self._t += 1
-        return self._prev.astype(float), row["decision"] == "publish"
+        if self._python_steps:                                           # a Python step sets the release; the row keeps its defaults
+            o.est[ti] = self._prev
+            self._t += 1
+        if self._T is None: self.last_info = self._latest_info(t)
+        return self._prev.astype(float), bool(o.dec[ti] == PUBLISH)
+
+    def _reset_row(self):
+        "Online: the one info row back to the method's defaults before a step."
+        o, r0 = self._out, self._row0
+        o.dec[0], o.dis[0], o.err[0], o.nrep[0] = DECISION_CODES[r0["decision"]], math.nan, math.nan, r0["n_reports"]
+        o.eps2[0], o.n2[0], o.units[0] = r0.get("eps2", 0.0), r0.get("n2", 0), r0.get("units", 0)
+
+    def _latest_info(self, t) -> dict:
+        "Online: the latest step's `info` entries (Python scalars), as `info` holds them per timestamp in a batch run."
+        o = self._out
+        row = dict(decision=str(DECISIONS[o.dec[0]]), dis=float(o.dis[0]), err=float(o.err[0]), n_reports=int(o.nrep[0]),
+                   eps2=float(o.eps2[0]), n2=int(o.n2[0]), units=int(o.units[0]))
+        return {"t": t, **{k: row.get(k, v) for k, v in self._row0.items()}}
+
+    def _info_arrays(self) -> dict:
+        "A batch run's `info` from the compiled step's rows: the method's entries, decisions as strings."
+        o, T = self._out, self._T
+        cols = dict(decision=DECISIONS[o.dec], dis=o.dis, err=o.err, n_reports=o.nrep, eps2=o.eps2, n2=o.n2, units=o.units)
+        return {k: cols[k] if k in cols else np.full(T, v, _INFO_DTYPES[k]) for k, v in self._row0.items()}
 
     def finish(self) -> Release:
         "The Release of a step-wise run of T timestamps (every one must have been stepped); the same as run's."
         if self._sim is None: raise ValueError("finish() before start(): call start(T, d, rng, N) first")
         if self._T is None: raise ValueError("finish() on an online run (started with T=None): it has no end; step() returned its releases and self.books holds its privacy books")
         if self._t != self._T: raise ValueError(f"finish() after {self._t} of T={self._T} timestamps: step the rest first")
-        ledger, info = self._end(), self._info
-        if self._blocks: self._book_blocks(ledger)
+        self._info = info = self._info_arrays()
+        ledger = self._end()
         info.update(mode=self._sim.mode, N=self._sim.N)
         self._sim = None
-        return Release(self._est, info["decision"] == "publish", ledger, self.name, self.params, info)
+        return Release(self._out.est, info["decision"] == "publish", ledger, self.name, self.params, info)
 
 # %% ../nbs/10_ldp_ids.ipynb #aca77f24
 class LDPIDSMechanism(_LDPIDSStepwise):
@@ -421,51 +830,55 @@ class LDPIDSMechanism(_LDPIDSStepwise):
     online = True
 
     def run(self, stream, rng=None) -> Release:
-        "Release the whole stream through the step loop (per user: the users' value columns; aggregate: the true counts); errors come before any computation."
+        "Release the whole stream through the compiled step (per user: the users' value columns; aggregate: the true counts); errors come before any computation."
         s = self.check_stream(stream)
         self._check_size(s.d, s.N)
         mode = self.resolve_mode(s)
         self._start(s.T, s.d, s.N, mode, as_rng(rng))
-        rows = np.ascontiguousarray(s.values.T) if mode == "per_user" else np.asarray(s.counts).astype(np.int64, copy=False)
-        for x in rows: self._step(x)
+        rows = np.ascontiguousarray(s.values.T) if mode == "per_user" else np.ascontiguousarray(s.counts, np.int64)
+        if self._python_steps:
+            for x in rows: self._step(x)
+        else: self._steps(rows)
         return self.finish()
 
 # %% ../nbs/10_ldp_ids.ipynb #f70d2d93
+@njit(cache=True, inline="always")
+def _lbu_step(c, pid, bg, o, b, t, ti, x):
+    "LBU at t: all users report with eps/w (charged first)."
+    _charge(c, pid, o, t, ti, c.e_main)
+    _copy(b.prev, _everyone(c, pid, bg, b, t, x, c.e_main, c.kind, c.pp, c.qq))
+
+@njit(cache=True, inline="always")
+def _lsp_step(c, pid, bg, o, b, t, ti, x):
+    "LSP at t: at t = 0, w, 2w, ... all users report with eps (booked first; a batch run books them at the end); a copy in between."
+    if t % c.w: return
+    if c.flags & ONLINE: _ask(pid, OP_BOOK_ALL, t)
+    _copy(b.prev, _everyone(c, pid, bg, b, t, x, c.eps, c.kind, c.pp, c.qq))
+    o.dec[ti], o.eps2[ti], o.n2[ti], o.nrep[ti] = PUBLISH, c.eps, c.N, c.N
+
 @register
 class LBU(LDPIDSMechanism):
     "LDP Budget Uniform (Sec. 5.2.1): all users report with eps/w at every timestamp."
     derivation = "10_ldp_ids: LBU and LSP (Sec. 5.2): eps/w per report"
-    name, budget_division, books_per_user = "LBU", True, False
+    name, budget_division, books_per_user, code = "LBU", True, False, M_LBU
     summary = "LDP-IDS budget uniform: all users report with eps/w every timestamp"
-    def _begin(self): self._row0.update(decision="publish", eps2=self.eps / self.w, n_reports=self._sim.N)
-    def _step_t(self, t):
-        self._charge(t, self.eps / self.w)
-        self._prev = self._sim.all_users(self.eps / self.w)
+    def _begin(self):
+        self._e_main = self.eps / self.w
+        self._row0.update(decision="publish", eps2=self._e_main, n_reports=self._sim.N)
     def _end(self): return self._budget_ledger()
 
 @register
 class LSP(LDPIDSMechanism):
     "LDP Sampling (Sec. 5.2.2): all users report with eps at t = 1, w+1, 2w+1, ...; copies in between."
     derivation = "10_ldp_ids: LBU and LSP (Sec. 5.2): eps once every w timestamps"
-    name, budget_division, population_division = "LSP", True, True
+    name, budget_division, population_division, code = "LSP", True, True, M_LSP
     summary = "LDP-IDS sampling: all users report with eps once per window, copy in between"
-    def _begin(self):
-        self._led, self._everyone = self._user_ledger(), None
-        self._U2 = None if self._T is None else [None] * self._T      # the reporting users, for info (batch only)
-    def _all(self):
-        "All N users: their ids (per_user) or one block (aggregate)."
-        sim = self._sim
-        if self._everyone is None: self._everyone = sim.all_ids if sim.mode == "per_user" else IdRanges([(0, sim.N)])
-        return self._everyone
-    def _step_t(self, t):
-        if t % self.w: return
-        sim = self._sim
-        self._led.spend_ranges(t, self.eps, 0, sim.N)
-        self._prev = sim.all_users(self.eps)
-        self._row.update(decision="publish", eps2=self.eps, n2=sim.N, n_reports=sim.N)
-        if self._U2 is not None: self._U2[t] = self._all()
+    def _begin(self): self._led, self._e_main = self._user_ledger(), self.eps
     def _end(self):
-        self._info["U1"], self._info["U2"] = [None] * self._T, self._U2
+        sim, pub = self._sim, self._out.dec == PUBLISH
+        self._led.spend_ranges(np.flatnonzero(pub), self.eps, 0, sim.N)
+        everyone = sim.all_ids if sim.mode == "per_user" else IdRanges([(0, sim.N)])
+        self._info["U1"], self._info["U2"] = [None] * self._T, [everyone if p else None for p in pub]
         return self._led
 
 # %% ../nbs/10_ldp_ids.ipynb #5ddfdb5d
@@ -473,177 +886,255 @@ class _BudgetAdaptive(LDPIDSMechanism):
     budget_division, books_per_user = True, False
     def _begin(self):
         sim = self._sim
-        self._e1 = self.eps / (2 * self.w); self._V1 = sim.V(self._e1, sim.N)
+        self._e1 = self._e_main = self.eps / (2 * self.w); self._V1 = sim.V(self._e1, sim.N)
         self._row0.update(eps1=self._e1, n_reports=sim.N)
-        self._e2 = deque(maxlen=self.w - 1)                          # eps2 of the last w-1 timestamps, Python floats: LBD's window sum
-    def _step_t(self, t):
-        "All users report with eps/(2w); dis of Eq. (4) against the last release; then the method's decision."
-        self._charge(t, self._e1)
-        c1 = self._sim.all_users(self._e1)
-        self._adapt(t, _mean_sq(c1, self._prev) - self._V1)
-        self._e2.append(self._row["eps2"])
-    def _publish(self, t, e2):
-        self._charge(t, e2)
-        self._prev = self._sim.all_users(e2)
-        row = self._row
-        row.update(decision="publish", eps2=e2); row["n_reports"] += self._sim.N
     def _end(self): return self._budget_ledger()
 
+@njit(cache=True, inline="always")
+def _dissimilarity_all(c, pid, bg, o, b, t, ti, x):
+    "Budget division's first half at t: all users report with eps/(2w) (charged first); dis of Eq. (4) against the last release."
+    _charge(c, pid, o, t, ti, c.e1)
+    dis = _mean_sq(_everyone(c, pid, bg, b, t, x, c.e1, c.kind, c.pp, c.qq), b.prev) - c.V1
+    o.dis[ti] = dis
+    return dis
+
+@njit(cache=True, inline="always")
+def _publish_all(c, pid, bg, o, b, t, ti, x, e2, kind, pp, qq):
+    "A budget-division publication at t: all users report with e2 (charged first)."
+    _charge(c, pid, o, t, ti, e2)
+    _copy(b.prev, _everyone(c, pid, bg, b, t, x, e2, kind, pp, qq))
+    o.dec[ti], o.eps2[ti] = PUBLISH, e2
+    o.nrep[ti] += c.N
+
 # %% ../nbs/10_ldp_ids.ipynb #6c9ed1d9
+@njit(cache=True, inline="always")
+def _lbd_step(c, pid, bg, o, b, t, ti, x):
+    "LBD at t: dis; half the publication budget the last w-1 timestamps left (Alg. 1 line 7); publish if dis > err."
+    dis = _dissimilarity_all(c, pid, bg, o, b, t, ti, x)
+    spent = _python_sum(b.e2ring, max(t - (c.w - 1), 0), t, c.compensated)   # eps2 of the last w-1 timestamps, oldest first
+    e2 = _remaining(c, pid, t, spent) / 2
+    err = _V(c.fo_code, e2, c.N, c.d) if e2 > 0 else math.inf
+    o.err[ti] = err
+    if _decide(c, pid, t, dis, err):
+        kind, pp, qq = _fo_of(c.fo_code, e2, c.d)
+        _publish_all(c, pid, bg, o, b, t, ti, x, e2, kind, pp, qq)
+    b.e2ring[t % b.e2ring.size] = o.eps2[ti]
+
+@njit(cache=True, inline="always")
+def _lba_step(c, s, pid, bg, o, b, t, ti, x):
+    "LBA at t: dis; nullified while the last publication's absorbed units last; else k units of skipped budget, publish if dis > err."
+    dis = _dissimilarity_all(c, pid, bg, o, b, t, ti, x)
+    t1, tN = t + 1, s[S_KL] - 1                                   # 1-based t; the last publication nullifies kl - 1 timestamps
+    if t1 - s[S_L] <= tN:
+        o.dec[ti] = NULLIFIED
+        return
+    k = min(t1 - (s[S_L] + tN), c.w)
+    err = b.Vk[k - 1]
+    o.err[ti] = err
+    if _decide(c, pid, t, dis, err):
+        _publish_all(c, pid, bg, o, b, t, ti, x, k * c.e1, b.ukind[k - 1], b.up[k - 1], b.uq[k - 1])
+        o.units[ti] = k
+        s[S_L], s[S_KL] = t1, k
+
 @register
 class LBD(_BudgetAdaptive):
     "LDP Budget Distribution (Algorithm 1): publications get half the remaining publication budget of the window."
     derivation = "10_ldp_ids: LBD (Algorithm 1) and the erratum on the dissimilarity budget eps/(2w)"
-    name = "LBD"
+    name, code = "LBD", M_LBD
     summary = "LDP-IDS budget distribution: exponentially decreasing publication budgets"
     def _remaining(self, spent_in_window) -> float:
-        "eps_rm = eps/2 - publication budget spent in the last w-1 timestamps (Alg. 1 line 7)."
+        "eps_rm = eps/2 - publication budget spent in the last w-1 timestamps (Alg. 1 line 7; the compiled step applies it, a subclass's own is asked)."
         return self.eps / 2 - spent_in_window
-    def _adapt(self, t, dis):
-        row = self._row
-        row["dis"] = dis
-        e2 = self._remaining(sum(self._e2)) / 2
-        row["err"] = err = self._sim.V(e2, self._sim.N) if e2 > 0 else math.inf
-        if self._decide(t, dis, err): self._publish(t, e2)
+    def _own_rules(self) -> int: return super()._own_rules() | (OWN_REMAINING if self._overrides("_remaining", LBD) else 0)
 
 @register
 class LBA(_BudgetAdaptive):
     "LDP Budget Absorption (Algorithm 2): publications absorb skipped units, then nullify as many timestamps."
     derivation = "10_ldp_ids: LBA (Algorithm 2) and the erratum on the dissimilarity budget eps/(2w)"
-    name = "LBA"
+    name, code = "LBA", M_LBA
     summary = "LDP-IDS budget absorption: absorb skipped budget units, nullify the following timestamps"
     def _begin(self):
         super()._begin()
-        self._Vk = [self._sim.V(self._e1 * k, self._sim.N) for k in range(1, self.w + 1)]   # err for k = 1..w units
+        sim, ks = self._sim, range(1, self.w + 1)
+        self._Vk = np.array([sim.V(self._e1 * k, sim.N) for k in ks])          # err for k = 1..w units
+        fos = [_fo_params(LDP_IDS_FOS.index(self.fo), k * self._e1, sim.d) for k in ks]   # the oracle of k units
+        self._units = (np.array([f[0] for f in fos], np.int64), np.array([f[1] for f in fos]), np.array([f[2] for f in fos]))
         self._row0["units"] = 0
-        self._l, self._kl = 0, 0                                                     # last publication (1-based) and its units
-    def _adapt(self, i, dis):
-        row, t = self._row, i + 1
-        row["dis"] = dis
-        tN = self._kl - 1
-        if t - self._l <= tN: row["decision"] = "nullified"; return
-        k = min(t - (self._l + tN), self.w)
-        row["err"] = err = self._Vk[k - 1]
-        if self._decide(i, dis, err):
-            self._publish(i, k * self._e1); row["units"] = k; self._l, self._kl = t, k
 
 # %% ../nbs/10_ldp_ids.ipynb #73d0be6e
+@njit(cache=True, inline="always")
+def _lpu_step(c, pid, bg, o, b, t, ti):
+    "LPU at t: group t mod w (fixed at the start) reports with eps, booked first."
+    g = t % c.w
+    k = b.gb[g + 1] - b.gb[g]
+    if c.flags & PER_USER: _ask(pid, OP_TAKE, t, U2, k)
+    _book(c, pid, t, U2)
+    _copy(b.prev, _group_estimate(c, pid, bg, b, t, U2, k))
+    o.dec[ti], o.n2[ti], o.nrep[ti] = PUBLISH, k, k
+
 @register
 class LPU(LDPIDSMechanism):
     "LDP Population Uniform (Sec. 6.1): w fixed random groups report in turn with the full eps."
     derivation = "10_ldp_ids: The ledger of population division; LPU (Sec. 6.1): each user reports once in w"
-    name, population_division = "LPU", True
+    name, population_division, code = "LPU", True, M_LPU
     summary = "LDP-IDS population uniform: w fixed groups take turns, each report with the full eps"
     def min_users(self): return self.w, f"LPU splits the users into w={self.w} non-empty groups, so it needs N >= w"
-    def _begin(self): self._led, self._groups = self._user_ledger(), None
+    def _begin(self):
+        N = self._sim.N
+        self._led, self._groups, self._e_main = self._user_ledger(), None, self.eps
+        self._gb = np.cumsum([0] + [N // self.w + (g < N % self.w) for g in range(self.w)]).astype(np.int64)   # array_split's sizes
     def _partition(self):
-        "The w groups (sizes ceil/floor of N/w): a random partition per user; contiguous id blocks in aggregate mode (exchangeable users)."
-        sim = self._sim
+        "The w groups (sizes ceil/floor of N/w): a random partition per user (drawn at the first step); contiguous id blocks in aggregate mode (exchangeable users)."
+        sim, b = self._sim, self._gb
         if self._groups is None:
             if sim.mode == "per_user": self._groups = np.array_split(sim.rng.permutation(sim.N), self.w)
-            else:
-                b = np.cumsum([0] + [sim.N // self.w + (g < sim.N % self.w) for g in range(self.w)])   # array_split's sizes
-                self._groups = [IdRanges([(int(b[g]), int(b[g + 1]))]) for g in range(self.w)]
+            else: self._groups = [IdRanges([(int(b[g]), int(b[g + 1]))]) for g in range(self.w)]
         return self._groups
-    def _step_t(self, t):
-        ids = self._partition()[t % self.w]
-        self._book(t, ids)
-        self._prev = self._sim.group_report(ids, self.eps)
-        self._row.update(decision="publish", n2=ids.size, n_reports=ids.size)
+    def _take_users(self, t, slot, k):
+        "Per user: the group of t is fixed; the partition is drawn at the first step."
+        self._partition()
+    def _users(self, t, slot): return self._partition()[t % self.w]
     def _end(self):
-        g = self._partition()
-        self._info["U1"], self._info["U2"] = [None] * self._T, [g[t % self.w] for t in range(self._T)]
+        g, T, b = self._partition(), self._T, self._gb
+        if self._sim.mode != "per_user":                                 # aggregate batch: every group's block, booked at once
+            gt = np.arange(T) % self.w
+            self._led.spend_ranges(np.arange(T), self.eps, b[gt], b[gt + 1])
+        self._info["U1"], self._info["U2"] = [None] * T, [g[t % self.w] for t in range(T)]
         return self._led
 
 # %% ../nbs/10_ldp_ids.ipynb #75d330da
+@njit(cache=True, inline="always")
+def _population_step(c, s, pid, bg, p, o, b, t, ti, r):
+    "LPD or LPA at t: n1 fresh users report with eps (booked first); dis; the method's publication size; publish if dis > err; recycle."
+    _take(c, s, pid, p, t, r, U1, c.n1)
+    _book(c, pid, t, U1)
+    dis = _mean_sq(_group_estimate(c, pid, bg, b, t, U1, c.n1), b.prev) - c.V1
+    o.dis[ti] = dis
+    npp = _lpd_size(c, s, b, t) if c.method == M_LPD else _lpa_size(c, s, t)   # -1: nullified, 0: no users left
+    if npp < 0: o.dec[ti] = NULLIFIED
+    elif npp >= 1:
+        err = _V(c.fo_code, c.eps, npp, c.d)
+        o.err[ti] = err
+        if _decide(c, pid, t, dis, err):
+            _take(c, s, pid, p, t, r, U2, npp)
+            _book(c, pid, t, U2)
+            _copy(b.prev, _group_estimate(c, pid, bg, b, t, U2, npp))
+            o.dec[ti], o.n2[ti] = PUBLISH, npp
+            o.nrep[ti] += npp
+            if c.method == M_LPA: s[S_L], s[S_KL] = t + 1, s[S_K]
+    b.n2ring[t % c.w] = o.n2[ti]
+    _give_back(c, s, pid, p, _returning(c, pid, t))
+
 class _PopulationAdaptive(LDPIDSMechanism):
-    population_division = True
+    population_division, uses_pool = True, True
     def min_users(self):
         return 2 * self.w, f"it samples floor(N/(2w)) >= 1 dissimilarity users per timestamp, so it needs N >= 2w = {2 * self.w}"
     def _returning(self, t) -> int:
-        "The timestamp whose users return to the pool at the end of step t (Alg. 3 line 19: t - w + 1)."
+        "The timestamp whose users return to the pool at the end of step t (Alg. 3 line 19: t - w + 1; the compiled step applies it, a subclass's own is asked)."
         return t - self.w + 1
-    def _publication_size(self, t, state) -> int | None:
-        "Publication users at t: None if nullified, 0 if none can publish."
-        raise NotImplementedError
-    def _published(self, t, npp, state): pass
-    def _add_info(self, info):
-        "Hook: what the method adds to `info` at the end of a run (LPA: its units)."
+    def _own_rules(self) -> int:
+        return super()._own_rules() | (OWN_RETURNING if self._overrides("_returning", _PopulationAdaptive) else 0)
     def _begin(self):
         sim = self._sim
         self._n1 = n1 = sim.N // (2 * self.w)
-        self._V1 = sim.V(self.eps, n1)
+        self._V1, self._e_main = sim.V(self.eps, n1), self.eps
         self._row0.update(n1=n1, n_reports=n1)
-        online = self._T is None                                         # online: only the users still out of the pool, by timestamp
+        online = self._T is None                                         # per user, online: only the users still out of the pool, by timestamp
         self._U1, self._U2 = ({}, {}) if online else ([None] * self._T, [None] * self._T)
         self._led = self._user_ledger()
-        self._n2 = deque(maxlen=self.w)                                  # |U2| of the last w timestamps, Python ints (LPD's window sum)
-        self._state = dict(l=0, kl=0, n1=n1, half=sim.N // 2)
-    def _step_t(self, t):
-        "n1 fresh users report with eps (booked first); dis of Eq. (4) against the last release; then the method's decision."
-        self._U1[t] = ids1 = self._sim.take(self._n1)
-        self._book(t, ids1)
-        c1 = self._sim.group_report(ids1, self.eps)
-        self._adapt(t, _mean_sq(c1, self._prev) - self._V1)
-    def _adapt(self, t, dis):
-        sim, row, eps = self._sim, self._row, self.eps
-        row["dis"], self._U2[t] = dis, None
-        npp = self._publication_size(t, self._state)                   # None: nullified, 0: no users left
-        if npp is None: row["decision"] = "nullified"
-        elif npp >= 1:
-            row["err"] = err = sim.V(eps, npp)
-            if self._decide(t, dis, err):
-                self._U2[t] = ids2 = sim.take(npp)
-                self._book(t, ids2)
-                self._prev = sim.group_report(ids2, eps)
-                row.update(decision="publish", n2=npp); row["n_reports"] += npp
-                self._published(t, npp, self._state)
-        self._n2.append(row["n2"])
-        self._recycle(self._returning(t))
-    def _recycle(self, j):
-        "The users of timestamp j come back to the pool (online: and are forgotten, with any older ones)."
-        if j < 0: return
+    def _take_users(self, t, slot, k):
+        "Per user: sample k users from the pool as group slot (U1 or U2) of t."
+        (self._U1 if slot == U1 else self._U2)[t] = self._sim.take(k)
+    def _users(self, t, slot):
+        "The users of group slot (U1 or U2) at t: per-user ids, or the id blocks of its log segment."
+        if self._sim.mode == "per_user":
+            U = self._U1 if slot == U1 else self._U2
+            return U.get(t) if isinstance(U, dict) else U[t]
+        p = self._pool
+        r = t if self._T is not None else t % len(p.segt)
+        a, n = int(p.seg0[r, slot]), int(p.segn[r, slot])
+        lo, hi = p.log_lo[a:a + n], p.log_hi[a:a + n]
+        return IdRanges.of_blocks(lo, hi, int((hi - lo).sum()))
+    def _give_back_users(self, j):
+        "Per user: the users of timestamp j come back to the pool (online: and are forgotten, with any older ones)."
         U1, U2 = self._U1, self._U2
-        if isinstance(U1, dict):                                         # online: keyed by timestamp, the older ones dropped
+        if isinstance(U1, dict):
             u1, u2 = U1.get(j), U2.get(j)
-            for k in [k for k in U1 if k <= j]: del U1[k], U2[k]
+            for k in [k for k in U1 if k <= j]: del U1[k]; U2.pop(k, None)
         else: u1, u2 = U1[j], U2[j]
-        self._sim.give_back(u2); self._sim.give_back(u1)                 # U1's block on top: the next U1 takes it whole
+        self._sim.give_back(u2); self._sim.give_back(u1)
+    def _add_info(self, info):
+        "Hook: what the method adds to `info` at the end of a run (LPA: its units)."
     def _end(self):
         info = self._info
-        info["U1"], info["U2"] = self._U1, self._U2
+        if self._sim.mode == "per_user": info["U1"], info["U2"] = self._U1, self._U2
+        else:
+            self._book_log(self._led)
+            p = self._pool
+            info["U1"] = IdRanges.segments(p.log_lo, p.log_hi, p.seg0[:, U1], p.segn[:, U1], np.full(self._T, self._n1))
+            info["U2"] = IdRanges.segments(p.log_lo, p.log_hi, p.seg0[:, U2], p.segn[:, U2], self._out.n2)
         self._add_info(info)
         return self._led
 
 # %% ../nbs/10_ldp_ids.ipynb #d1adc7cd
+@njit(cache=True, inline="always")
+def _lpd_size(c, s, b, t):
+    "LPD's publication users at t: half those the last w-1 timestamps left, 0 below u_min (the window sum kept up to date step by step)."
+    win = s[S_WIN] + (b.n2ring[(t - 1) % c.w] if t else 0) - (b.n2ring[t % c.w] if t >= c.w else 0)   # |U2| over t-w+1..t-1
+    s[S_WIN] = win
+    npp = (c.half - win) // 2
+    return npp if npp >= c.u_min else 0
+
+@njit(cache=True, inline="always")
+def _lpa_size(c, s, t):
+    "LPA's publication users at t: -1 (nullified) while the last publication's absorbed units last, else n1 times the k skipped units."
+    t1, tN = t + 1, s[S_KL] - 1
+    if t1 - s[S_L] <= tN: return -1
+    k = min(t1 - (s[S_L] + tN), c.w)
+    s[S_K] = k
+    return c.n1 * k
+
 @register
 class LPD(_PopulationAdaptive):
     "LDP Population Distribution (Algorithm 3): publications get half the remaining publication users of the window."
     derivation = "10_ldp_ids: The ledger of population division; LPD (Algorithm 3)"
-    name = "LPD"
+    name, code = "LPD", M_LPD
     summary = "LDP-IDS population distribution: exponentially decreasing publication populations"
     @property
     def params(self) -> dict: return {**super().params, "u_min": self.u_min}
-    def _publication_size(self, t, state):
-        n2, w = self._n2, self.w                             # |U2| of t-w..t-1: the window sum over t-w+1..t-1, kept up to date step by step
-        state["win"] = win = state.get("win", 0) + (n2[-1] if t else 0) - (n2[0] if t >= w else 0)
-        npp = (state["half"] - win) // 2
-        return npp if npp >= self.u_min else 0
 
 @register
 class LPA(_PopulationAdaptive):
     "LDP Population Absorption (Algorithm 4): publications absorb skipped user units, then nullify as many timestamps."
     derivation = "10_ldp_ids: The ledger of population division; LPA (Algorithm 4)"
-    name = "LPA"
+    name, code = "LPA", M_LPA
     summary = "LDP-IDS population absorption: absorb skipped user units, nullify the following timestamps"
-    def _publication_size(self, t, state):
-        t1, l, kl = t + 1, state["l"], state["kl"]
-        tN = kl - 1
-        if t1 - l <= tN: return None
-        state["k"] = k = min(t1 - (l + tN), self.w)
-        return state["n1"] * k
-    def _published(self, t, npp, state): state["l"], state["kl"] = t + 1, state["k"]
     def _add_info(self, info): info["units"] = info["n2"] // self._n1
+
+# %% ../nbs/10_ldp_ids.ipynb #9023d178
+@njit(cache=True)
+def _ldp_steps(c, s, pid, bg, t0, X, n, o, p, b):
+    "The compiled step of the seven methods over timestamps t0..t0+n-1 (rows X of true counts; none per user): returns how many it ran (a batch run's log may need room first)."
+    for i in range(n):
+        t = t0 + i
+        ti, r = (t, t) if c.batch else (0, t % c.ring)                 # the info row; the pool's segment slot
+        if c.method >= M_LPD and not c.flags & PER_USER:
+            if c.batch:
+                if s[S_LOGN] + s[S_TOP] + 2 > p.log_lo.size: return i   # a timestamp adds at most the stack's blocks + 2 splits
+            else:
+                p.segn[r, U1], p.segn[r, U2], p.segt[r] = 0, 0, -1
+                _pool_compact(s, p)
+        x = X[i]
+        if not c.flags & PER_USER: _copy(b.left, x)                    # the users not drawn yet at t: all of them
+        m = c.method
+        if m == M_LBU: _lbu_step(c, pid, bg, o, b, t, ti, x)
+        elif m == M_LSP: _lsp_step(c, pid, bg, o, b, t, ti, x)
+        elif m == M_LBD: _lbd_step(c, pid, bg, o, b, t, ti, x)
+        elif m == M_LBA: _lba_step(c, s, pid, bg, o, b, t, ti, x)
+        elif m == M_LPU: _lpu_step(c, pid, bg, o, b, t, ti)
+        else: _population_step(c, s, pid, bg, p, o, b, t, ti, r)
+        _copy(o.est[ti], b.prev)
+    return n
 
 # %% ../nbs/10_ldp_ids.ipynb #326bccae
 def forced_decisions(cls, rule, label="forced"):
