@@ -123,7 +123,7 @@ def check_user_params(eps_i, w_i, N: int | None = None) -> tuple[np.ndarray, np.
     return e, w
 
 COUNT_BLOCK = 4096     # slots counted at a time: each type's counters of a block (G x d x 4096 int32) stay in cache
-COUNT_BY_COMPARE = 4   # up to this many bins, one vectorised comparison pass per bin beats adding to the bin each value names
+COUNT_BY_COMPARE = 4   # up to this many bins (and over more than one slot), one vectorised comparison pass per bin beats adding to the bin each value names
 
 @njit(cache=True)
 def type_counts(values, of_user, G, d):
@@ -134,14 +134,16 @@ def type_counts(values, of_user, G, d):
     for lo in range(0, T, COUNT_BLOCK):
         m = min(T, lo + COUNT_BLOCK) - lo
         acc[:] = 0
-        for i in range(N):
-            a, row = acc[of_user[i]], values[i, lo:lo + m]
-            if d <= COUNT_BY_COMPARE:
+        if d <= COUNT_BY_COMPARE and m > 1:
+            for i in range(N):
+                a, row = acc[of_user[i]], values[i, lo:lo + m]
                 for j in range(d):
                     aj = a[j]
                     for t in range(m): aj[t] += row[t] == j
-            else:
-                for t in range(m): a[row[t], t] += 1
+        else:
+            for i in range(N):
+                g = of_user[i]
+                for t in range(m): acc[g, values[i, lo + t], t] += 1
         for g in range(G):
             for j in range(d):
                 for t in range(m): out[lo + t, g, j] = acc[g, j, t]
@@ -151,8 +153,12 @@ class UserTypes:
     "Users grouped by (eps_i, w_i): type of each user, each type's budget (its smallest member's), window, size, and id runs."
     def __init__(self, eps_i, w_i):
         e, w = check_user_params(eps_i, w_i)
-        keys, self.of_user = np.unique(np.stack([budget_key(e), w.astype(float)]), axis=1, return_inverse=True)
-        self.of_user = self.of_user.ravel()
+        k, wf = budget_key(e), w.astype(float)
+        order = np.lexsort((wf, k))                                # the (key, w) pairs in np.unique's order, 5x faster than unique(axis=1)
+        ks, ws = k[order], wf[order]
+        new = np.r_[True, (ks[1:] != ks[:-1]) | (ws[1:] != ws[:-1])]
+        self.of_user = np.empty(e.size, np.int64); self.of_user[order] = np.cumsum(new) - 1
+        keys = np.stack([ks[new], ws[new]])
         G = keys.shape[1]
         self.eps = np.full(G, np.inf); np.minimum.at(self.eps, self.of_user, e)
         self.w, self.n = keys[1].astype(np.int64), np.bincount(self.of_user, minlength=G)
@@ -458,6 +464,7 @@ class PWSM(PersonalizedMethod):
 
     def start(self, T, d, rng=None, eps_i=None, w_i=None):
         "Begin a step-wise run over T slots (T=None: an unbounded online run) of d bins for users declaring budgets eps_i and windows w_i (one each per user); returns self."
+        if self.rule not in (PBD_RULE, PBA_RULE): raise NotImplementedError(f"{type(self).__name__} gives no publication budgets (rule): PBD and PBA do")
         self._begin(eps_i, w_i)
         T, d, G = None if T is None else check_int(T, "T", minimum=1), check_int(d, "d", minimum=1), self._ty.G
         self._rng, self._T, self._d, self._t = as_rng(rng), T, d, 0
@@ -733,7 +740,7 @@ class ConservativeBD(PersonalizedMethod):
         s = self.check_stream(stream)
         self._make(s.T, s.eps, s.w)
         self.books = None
-        counts = UserTypes(np.ones(s.N), np.ones(s.N)).counts(s.values, s.d)[:, 0]
+        counts = type_counts(s.values, np.zeros(s.N, np.int64), 1, s.d)[:, 0]          # everyone one type
         return self._wrap(self._inner.run(HistogramStream(counts.astype(float)), rng, check=False))   # checked once, as the per-user release
 
 class ConservativeBA(ConservativeBD):
