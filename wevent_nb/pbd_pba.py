@@ -9,20 +9,26 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 import numpy as np
+from numba import njit, objmode
+from numba.np.random.random_methods import buffered_bounded_lemire_uint32
 from .core import (Mechanism, Release, Ledger, RollingLedger, UnprovenConfiguration, PersonalizedPopulation,
                             HistogramStream, NoiseRecorder, NoiseNotBooked, REL_TOL, register, as_rng, check_eps, check_w,
                             check_bool, check_int, check_array, check_categories, check_fraction)
 from .baselines import BD, BA, check_choice, check_affordable
 from .primitives import GRR, laplace_variance
+from .engine import PORTS, NO_PORT, NO_RNG, Port, pairwise_sum, mean_abs_diff, lap, lap_add
 from .data import personalized_params, two_type_params
 
 PAPER = "Du et al. 2025, Infinite Stream Estimation under Personalized w-Event Privacy (PVLDB 18(6)), paper 003"
 
 # %% auto #0
-__all__ = ['PAPER', 'USERS', 'TWO_TYPE_BASE', 'THRESHOLDS', 'OBS_MEMO_BYTES', 'sm_probabilities', 'sm_cost', 'sm_sample',
+__all__ = ['PAPER', 'COUNT_BLOCK', 'COUNT_BY_COMPARE', 'USERS', 'TWO_TYPE_BASE', 'DC_SITE', 'SM_SITE', 'OBS_NEAR', 'PBD_RULE',
+           'PBA_RULE', 'THRESHOLDS', 'GRR_REPORT', 'PLBU_BLOCK', 'sm_probabilities', 'sm_cost', 'sm_sample',
            'sm_sample_users', 'sm_disturb', 'err_s', 'err_dp', 'budget_key', 'obs_errors', 'obs', 'dissimilarity',
-           'check_user_params', 'UserTypes', 'check_assignment', 'assign_budgets', 'assigned_population',
-           'PersonalizedMethod', 'PWSM', 'PBD', 'PBA', 'PLBU', 'EveryUserBooks', 'ConservativeBD', 'ConservativeBA',
+           'check_user_params', 'type_counts', 'UserTypes', 'check_assignment', 'assign_budgets', 'assigned_population',
+           'PersonalizedMethod', 'PersonalPort', 'charge', 'numpy_expm1', 'sm_sample_counts', 'obs_compiled',
+           'pbd_candidate', 'pba_candidate', 'port_decide', 'port_release', 'pwsm_steps', 'PWSM', 'PBD', 'PBA',
+           'grr_support', 'port_reports', 'plbu_steps', 'PLBU', 'EveryUserBooks', 'ConservativeBD', 'ConservativeBA',
            'PBAStaleLast', 'PBDHalfNoise', 'PBDNoSampling', 'SamplingRecorder', 'check_personalized_noise',
            'square_harmonic', 'utility_terms', 'lemma47_bound', 'dc_error_bound', 'pbd_error_bound', 'pba_error_bound']
 
@@ -116,12 +122,43 @@ def check_user_params(eps_i, w_i, N: int | None = None) -> tuple[np.ndarray, np.
     if w.min() < 1: raise ValueError(f"w_i={int(w.min())} (user {int(w.argmin())}) is not allowed: every w_i must be an integer >= 1")
     return e, w
 
+COUNT_BLOCK = 4096     # slots counted at a time: each type's counters of a block (G x d x 4096 int32) stay in cache
+COUNT_BY_COMPARE = 4   # up to this many bins (and over more than one slot), one vectorised comparison pass per bin beats adding to the bin each value names
+
+@njit(cache=True)
+def type_counts(values, of_user, G, d):
+    "out[t, g, j]: the users of type of_user = g holding value j at slot t, for values (N, T) in [0, d)."
+    N, T = values.shape
+    out = np.empty((T, G, d), np.int64)
+    acc = np.zeros((G, d, min(T, COUNT_BLOCK)), np.int32)
+    for lo in range(0, T, COUNT_BLOCK):
+        m = min(T, lo + COUNT_BLOCK) - lo
+        acc[:] = 0
+        if d <= COUNT_BY_COMPARE and m > 1:
+            for i in range(N):
+                a, row = acc[of_user[i]], values[i, lo:lo + m]
+                for j in range(d):
+                    aj = a[j]
+                    for t in range(m): aj[t] += row[t] == j
+        else:
+            for i in range(N):
+                g = of_user[i]
+                for t in range(m): acc[g, values[i, lo + t], t] += 1
+        for g in range(G):
+            for j in range(d):
+                for t in range(m): out[lo + t, g, j] = acc[g, j, t]
+    return out
+
 class UserTypes:
     "Users grouped by (eps_i, w_i): type of each user, each type's budget (its smallest member's), window, size, and id runs."
     def __init__(self, eps_i, w_i):
         e, w = check_user_params(eps_i, w_i)
-        keys, self.of_user = np.unique(np.stack([budget_key(e), w.astype(float)]), axis=1, return_inverse=True)
-        self.of_user = self.of_user.ravel()
+        k, wf = budget_key(e), w.astype(float)
+        order = np.lexsort((wf, k))                                # the (key, w) pairs in np.unique's order, 5x faster than unique(axis=1)
+        ks, ws = k[order], wf[order]
+        new = np.r_[True, (ks[1:] != ks[:-1]) | (ws[1:] != ws[:-1])]
+        self.of_user = np.empty(e.size, np.int64); self.of_user[order] = np.cumsum(new) - 1
+        keys = np.stack([ks[new], ws[new]])
         G = keys.shape[1]
         self.eps = np.full(G, np.inf); np.minimum.at(self.eps, self.of_user, e)
         self.w, self.n = keys[1].astype(np.int64), np.bincount(self.of_user, minlength=G)
@@ -132,18 +169,11 @@ class UserTypes:
     def G(self) -> int: return self.eps.size
     @property
     def N(self) -> int: return self.of_user.size
-    def counts(self, values, d: int, chunk: int = 1 << 22) -> np.ndarray:
+    def counts(self, values, d: int) -> np.ndarray:
         "Users of each type in each bin at every slot: (T, G, d) from values (N, T), or (G, d) from one slot's values (N,)."
         v = np.asarray(values)
-        if v.ndim == 1: return np.bincount(self.of_user * d + v, minlength=self.G * d).reshape(self.G, d)
-        N, T = v.shape
-        key = (self.of_user * d).astype(np.int32)[:, None]
-        out, step = np.empty((T, self.G, d), np.int64), max(1, chunk // max(N, 1))
-        for lo in range(0, T, step):
-            hi = min(T, lo + step)
-            k = (key + v[:, lo:hi]) + (np.arange(hi - lo, dtype=np.int32) * (self.G * d))[None, :]
-            out[lo:hi] = np.bincount(k.ravel(), minlength=(hi - lo) * self.G * d).reshape(hi - lo, self.G, d)
-        return out
+        if v.ndim == 1: return type_counts(v[:, None], self.of_user, self.G, d)[0]
+        return type_counts(v, self.of_user, self.G, d)
     def rows(self) -> list:
         "One [eps, w, users] row per type (its budget, window and number of users)."
         return [[float(e), int(w), int(n)] for e, w, n in zip(self.eps, self.w, self.n)]
@@ -252,14 +282,180 @@ class PersonalizedMethod(Mechanism):
         if self._T is None: raise RuntimeError(f"{type(self).__name__} is in an online run (start(None, ...)): it has no end and no Release; step() returned its releases")
 
 
+# %% ../nbs/13_pbd_pba.ipynb #61bebe55
+DC_SITE, SM_SITE = 0, 1   # a PWSM step's draw sites (its `sites`): the dissimilarity's Laplace, SM_d's
+OBS_NEAR = 1e-9           # distinct budgets closer than this (relative) may share a 12-digit budget_key: grouped by budget_key itself
+
+class PersonalPort(Port):
+    "07_engine's Port for a personalized step: also SM_s's binomial draws, each type's spend charged to its users (online), and the hooks a subclass replaces (line 5's test, the release, the users' reports)."
+    def __init__(self, mech):
+        super().__init__(mech._rng, mech.sites)
+        self.mech = mech
+    def binomial(self, counts, p) -> np.ndarray: return self.rng.binomial(counts, p[:, None])    # sm_sample's draw
+    def charge(self, t, per_type): self.mech._charge(t, per_type)
+    def decide(self, t, dis, thr) -> bool: return bool(self.mech._decide(t, dis, thr))
+    def release(self, counts, e2, theta2) -> np.ndarray: return np.asarray(self.mech._release(counts, e2, theta2), np.float64)
+    def reports(self, g, values) -> np.ndarray:
+        fo = self.mech._fos[g]
+        return np.asarray(fo.support_counts(fo.perturb(values, self.rng)), np.int64)
+
+@njit(cache=True)
+def charge(pid, t, per_type):
+    "Book each type's spend at t to its users through port pid (online books: may refuse, before the draw it pays for); no port: nothing (a batch run books its spent series at finish)."
+    if pid >= 0:
+        with objmode():
+            PORTS[pid].charge(t, per_type)
+
+@njit(cache=True)
+def numpy_expm1(x):
+    "numpy's expm1 of x, called from compiled code (numba's differs from numpy's in the last bit)."
+    with objmode(y="float64[:]"):
+        y = np.expm1(x)
+    return y
+
+@njit(cache=True)
+def sm_sample_counts(counts, p, rng, pid):
+    "`sm_sample` in compiled code: one slot's per-type counts (G, d), numpy's binomial(counts, p[:, None]).sum(0) draw for draw (through port pid when pid >= 0); no draw when every p >= 1. As float64 (d,)."
+    G, d = counts.shape
+    c = np.empty(d)
+    if np.all(p >= 1.0):                                      # counts.sum(0): row 0, then each further row added
+        for j in range(d): c[j] = counts[0, j]
+        for g in range(1, G):
+            for j in range(d): c[j] += counts[g, j]
+        return c
+    n = np.empty((G, d), np.int64)
+    for g in range(G):
+        for j in range(d): n[g, j] = counts[g, j]
+    if pid >= 0:
+        with objmode(k="int64[:, :]"):
+            k = PORTS[pid].binomial(n, p)
+    else:
+        k = np.empty((G, d), np.int64)
+        for g in range(G):
+            for j in range(d): k[g, j] = rng.binomial(n[g, j], p[g])
+    c[:] = 0.0
+    for g in range(G):
+        for j in range(d): c[j] += k[g, j]                    # integers: exact in any order
+    return c
+
+@njit(cache=True, error_model="numpy")
+def obs_compiled(e, n):
+    "OBS (Algorithm 1, the form `obs` calls) in compiled code, its (theta, err) bit for bit: levels grouped as budget_key groups them, numpy's expm1, each row's error summed as numpy sums it, the first minimum (numpy's argmin: the first NaN if any)."
+    G = e.shape[0]
+    srt, exact = np.sort(e), True
+    for i in range(G):
+        if not (0.0 < srt[i] < np.inf) or (i > 0 and srt[i] != srt[i - 1] and srt[i] - srt[i - 1] <= OBS_NEAR * srt[i]): exact = False
+    if exact: key = e                                          # equal budgets share a key, the others cannot: the budgets are the keys
+    else:
+        with objmode(key="float64[:]"):
+            key = budget_key(e)
+    lv, cnt, K, last_key = np.empty(G), np.zeros(G), 0, 0.0    # np.unique's sorted keys: each group's smallest budget and its users
+    for i in np.argsort(key, kind="mergesort"):
+        if K == 0 or key[i] != last_key: lv[K], last_key, K = e[i], key[i], K + 1
+        else: lv[K - 1] = min(lv[K - 1], e[i])
+        cnt[K - 1] += n[i]
+    E = numpy_expm1(lv[:K]) if K > 1 else lv[:K]              # one level: no p is computed
+    a, b = np.empty(K), np.empty(K)
+    best, best_err = 0, 0.0
+    for k in range(K):                                         # obs_errors: row k is theta = lv[k]; only lower levels are sampled
+        for j in range(K):
+            P = E[j] / E[k] if j < k else 1.0
+            a[j], b[j] = cnt[j] * P * (1.0 - P), cnt[j] * (1.0 - P)
+        B = pairwise_sum(b, 0, K)
+        err = pairwise_sum(a, 0, K) + B * B + 2.0 / (lv[k] * lv[k])
+        if k == 0 or (not np.isnan(best_err) and (np.isnan(err) or err < best_err)): best, best_err = k, err
+    return lv[best], best_err
+
+# %% ../nbs/13_pbd_pba.ipynb #12b46a01
+PBD_RULE, PBA_RULE = 0, 1   # the publication budgets of line 4 of Algorithm 2: PBD's (Algorithm 4) or PBA's (Algorithm 5)
+
+@njit(cache=True)
+def pbd_candidate(t, recent, eps, w, e2):
+    "Algorithm 4, lines 4-5, into e2: (eps_i/2 - the publication spends of the last w_i - 1 slots)/2 per type (recent: each type's spends of the last max w_i - 1 slots, oldest first; summed as numpy sums the slice)."
+    W = recent.shape[1]
+    for g in range(e2.shape[0]):
+        m = min(w[g] - 1, t)                                   # slots max(t - w_i + 1, 0) .. t - 1
+        e2[g] = (eps[g] / 2 - pairwise_sum(recent[g], W - m, m)) / 2
+
+@njit(cache=True)
+def pba_candidate(t, l, s, w, e1, shares, e2) -> bool:
+    "Algorithm 5, lines 6-11: False on a nullified slot (t - l <= max_i t_{i,N}, t_{i,N} = s_i - 1), else the shares min(max(t - l - t_{i,N}, 0), w_i) and budgets e1 * shares per type."
+    if t - l[0] <= s.max() - 1: return False
+    for g in range(e2.shape[0]):
+        shares[g] = min(max(t - l[0] - (s[g] - 1), 0), w[g])
+        e2[g] = e1[g] * shares[g]
+    return True
+
+@njit(cache=True)
+def port_decide(pid, t, dis, thr):
+    with objmode(b="boolean"):
+        b = PORTS[pid].decide(t, dis, thr)
+    return b
+
+@njit(cache=True)
+def port_release(pid, counts, e2, theta2):
+    with objmode(r="float64[:]"):
+        r = PORTS[pid].release(counts, e2, theta2)
+    return r
+
+@njit(cache=True, error_model="numpy")
+def pwsm_steps(C, t0, o, est, pub, spent2, dis_at, theta2_at, thr_at, nullified_at, sampled_at, shares_at,   # the slots' per-type counts, where they start, the outputs
+               rng, pid, hook_decide, hook_release,                                                      # the noise, a subclass's hooks (through port pid)
+               last, recent, l, s, rule, remember, std, eps, w, n, e1, theta1, p1):                      # state, parameters
+    "Algorithm 2 over the slots of C ((m, G, d): slots t0, t0 + 1, ...), written at column/row t - o of the outputs."
+    G, d = C.shape[1], C.shape[2]
+    e2, shares = np.empty(G), np.zeros(G, np.int64)
+    for i in range(C.shape[0]):
+        t = t0 + i; k = t - o
+        counts = C[i]
+        charge(pid, t, e1)                                    # every spend is booked before the noise it pays for
+        dis = mean_abs_diff(sm_sample_counts(counts, p1, rng, pid), last) + lap(rng, pid, 1.0 / (d * theta1), DC_SITE)   # DC
+        cand = True
+        if rule == PBD_RULE: pbd_candidate(t, recent, eps, w, e2)
+        else: cand = pba_candidate(t, l, s, w, e1, shares, e2)
+        theta2, thr, sampled, published = np.nan, np.nan, False, False
+        if cand:
+            theta2, err2 = obs_compiled(e2, n)                # OBS is a function of the budgets
+            if std:
+                if err2 < 0: raise ValueError("math domain error")            # what math.sqrt raised
+                thr = math.sqrt(err2)
+            else:
+                if theta2 == 0: raise ZeroDivisionError("float division by zero")
+                thr = 1.0 / theta2
+            sampled = theta2 > e2.min()                       # SM_s really samples (some users below the threshold)
+            published = port_decide(pid, t, dis, thr) if hook_decide else dis > thr   # line 5
+            if published:
+                charge(pid, t, e2)
+                if hook_release: last[:] = port_release(pid, counts, e2, theta2)
+                else:                                         # SM at theta2: SM_s, then SM_d's Laplace
+                    with objmode(p2="float64[:]"):
+                        p2 = sm_probabilities(e2, theta2)
+                    last[:] = lap_add(sm_sample_counts(counts, p2, rng, pid), rng, pid, 1.0 / theta2, SM_SITE)
+                spent2[:, k] = e2
+                if rule == PBA_RULE:
+                    if remember: l[0] = t; s[:] = shares
+                    shares_at[:, k] = shares
+        if rule == PBD_RULE:                                  # this slot's spends join the window, the oldest leaves
+            W = recent.shape[1]
+            for g in range(G):
+                for j in range(W - 1): recent[g, j] = recent[g, j + 1]
+                recent[g, W - 1] = e2[g] if published else 0.0
+        est[k], pub[k] = last, published
+        dis_at[k], theta2_at[k], thr_at[k], nullified_at[k], sampled_at[k] = dis, theta2, thr, not cand, sampled
+
 # %% ../nbs/13_pbd_pba.ipynb #7355f628
 THRESHOLDS = ("std", "kellaris")
-OBS_MEMO_BYTES = 1 << 20   # OBS results memoised per distinct budget vector, up to about this many bytes of keys
 
 class PWSM(PersonalizedMethod):
     "Algorithm 2 (PWSM): DC at eps_i/(2 w_i) every slot; publish with SM at OBS's threshold when dis > sqrt(err) (subclasses give the budgets)."
     online = True                                                  # start(None, ...): an unbounded run (section Online form)
     noise_roles: ClassVar[dict] = {"dissimilarity": ("statistic", lambda d: 1.0 / d), "sm_disturb": ("release", 1.0)}
+    kernel: ClassVar = staticmethod(pwsm_steps)                    # the compiled step: run, step-wise, online and run_many call it
+    sites: ClassVar[tuple] = ("dissimilarity", "sm_disturb")       # its draws' names, by DC_SITE and SM_SITE (noise_roles' keys)
+    rule: ClassVar[int] = -1                                       # the publication budgets: PBD_RULE or PBA_RULE
+    remember: ClassVar[bool] = True                                # PBA: a publication becomes the last one (its slot and shares)
+    DIAGNOSTICS: ClassVar[tuple] = ("dis", "theta2", "thr", "nullified", "sampled")
+    _recent, _l, _s, _shares = np.zeros((1, 1)), np.full(1, -1), np.zeros(1, np.int64), None   # state a rule does not use: never written
     def __init__(self, eps=None, w=None, users="stream", threshold="std", o=0.5, n_groups=10, assign_seed=0, allow_unproven=False):
         super().__init__(eps, w, users, o, n_groups, assign_seed, allow_unproven)
         self.threshold = check_choice(threshold, "threshold", THRESHOLDS)
@@ -268,6 +464,7 @@ class PWSM(PersonalizedMethod):
 
     def start(self, T, d, rng=None, eps_i=None, w_i=None):
         "Begin a step-wise run over T slots (T=None: an unbounded online run) of d bins for users declaring budgets eps_i and windows w_i (one each per user); returns self."
+        if self.rule not in (PBD_RULE, PBA_RULE): raise NotImplementedError(f"{type(self).__name__} gives no publication budgets (rule): PBD and PBA do")
         self._begin(eps_i, w_i)
         T, d, G = None if T is None else check_int(T, "T", minimum=1), check_int(d, "d", minimum=1), self._ty.G
         self._rng, self._T, self._d, self._t = as_rng(rng), T, d, 0
@@ -280,57 +477,47 @@ class PWSM(PersonalizedMethod):
             self._est, self._pub, self._spent2 = np.zeros((T, d)), np.zeros(T, bool), np.zeros((G, T))
             self._info = {k: np.full(T, np.nan) for k in ("dis", "theta2", "thr")}
             self._info["nullified"], self._info["sampled"] = np.zeros(T, bool), np.zeros(T, bool)
-        self.last_info, self._obs_memo = {}, {}
+        self.last_info = {}
         self._init()
         return self
 
     def _init(self): pass
-    def _candidate(self, t): raise NotImplementedError
     def _decide(self, t, dis, thr) -> bool:
-        "Line 5 of Algorithm 2: publish when the noisy dissimilarity exceeds the threshold."
+        "Line 5 of Algorithm 2: publish when the noisy dissimilarity exceeds the threshold (the kernel's test; a subclass replacing it is asked through the port)."
         return dis > thr
-    def _remember(self, t, e2): pass
-    def _close(self, t, spent): pass                               # every slot: spent = the publication's budgets, or None
 
     def _release(self, counts, e2, theta2):
-        "SM at threshold theta2 for the publication budgets e2 (one per type)."
+        "SM at threshold theta2 for the publication budgets e2 (one per type): what the kernel draws (a subclass replacing it is called through the port)."
         return sm_disturb(sm_sample(counts, sm_probabilities(e2, theta2), self._rng), theta2, self._rng)
 
-    def _obs(self, e2):
-        "OBS of the publication budgets e2, memoised per distinct vector (a cache of bounded size: cleared when full, not pickled)."
-        key = e2.tobytes()
-        if (hit := self._obs_memo.get(key)) is None:
-            if len(self._obs_memo) * max(len(key), 64) >= OBS_MEMO_BYTES: self._obs_memo.clear()
-            hit = self._obs_memo[key] = _obs(e2, self._ty.n.astype(float))
-        return hit
+    def _outputs(self, m) -> tuple:
+        "Where the kernel writes m slots, and the offset of their rows: a batch run's arrays (row t), or m fresh rows (online)."
+        if self._T is not None:
+            shares = self._shares if self._shares is not None else np.zeros((self._ty.G, 1), np.int64)
+            return 0, (self._est, self._pub, self._spent2, *(self._info[k] for k in self.DIAGNOSTICS), shares)
+        G = self._ty.G
+        return self._t, (np.zeros((m, self._d)), np.zeros(m, bool), np.zeros((G, m)), np.full(m, np.nan), np.full(m, np.nan),
+                         np.full(m, np.nan), np.zeros(m, bool), np.zeros(m, bool), np.zeros((G, m), np.int64))
 
-    def __getstate__(self):
-        return {**self.__dict__, "_obs_memo": {}}                 # the OBS cache is rebuilt as needed
+    def _steps(self, C):
+        "Make the next len(C) slots (per-type counts (m, G, d)) with the kernel: in compiled code with a plain Generator, else through a port (a recording generator sees each draw; online, each spend is charged first; a subclass's line-5 test or release is called)."
+        t0, m, ty = self._t, C.shape[0], self._ty
+        o, out = self._outputs(m)
+        hooks = (type(self)._decide is not PWSM._decide, type(self)._release is not PWSM._release)
+        tail = (self._last, self._recent, self._l, self._s, self.rule, self.remember, self.threshold == "std",
+                ty.eps, ty.w, ty.n.astype(float), self._e1, float(self._theta1), self._p1)
+        if self._T is None or any(hooks) or type(self._rng) is not np.random.Generator:
+            with PersonalPort(self) as pid: self.kernel(C, t0, o, *out, NO_RNG, pid, *hooks, *tail)
+        else: self.kernel(C, t0, o, *out, self._rng, NO_PORT, False, False, *tail)
+        self._t, k = t0 + m, t0 + m - 1 - o
+        diag = dict(zip(self.DIAGNOSTICS, out[3:8]))
+        self.last_info = dict(t=t0 + m - 1, **{key: float(a[k]) for key, a in diag.items() if a.dtype == float},
+                              **{key: bool(a[k]) for key, a in diag.items() if a.dtype == bool})
+        return out[0][k], bool(out[1][k])
 
     def _advance(self, counts):
-        t = self._t
-        self._charge(t, self._e1)                                 # every spend is booked before the noise it pays for
-        dis = dissimilarity(counts, self._p1, self._theta1, self._last, self._rng)
-        e2 = self._candidate(t)
-        li = dict(t=t, dis=dis, theta2=np.nan, thr=np.nan, nullified=e2 is None, sampled=False)
-        spent = None
-        if e2 is not None:
-            theta2, err2 = self._obs(e2)                          # OBS is a function of the budgets
-            thr = math.sqrt(err2) if self.threshold == "std" else 1.0 / theta2
-            li.update(theta2=theta2, thr=thr, sampled=theta2 > e2.min())   # sampled: SM_s really samples (some users below the threshold)
-            if self._decide(t, dis, thr):
-                self._charge(t, e2)
-                self._last = self._release(counts, e2, theta2)
-                spent = e2
-                self._remember(t, e2)
-        self._close(t, spent)
-        if self._T is not None:
-            self._est[t], self._pub[t] = self._last, spent is not None
-            if spent is not None: self._spent2[:, t] = spent
-            for k in self._info: self._info[k][t] = li[k]
-        self.last_info = li
-        self._t = t + 1
-        return self._last, spent is not None
+        "One slot from its per-type counts (G, d): (release, published)."
+        return self._steps(np.asarray(counts)[None])
 
     def step(self, x):
         "Consume the next slot's per-user values (length N, in [0, d)); return (release, published)."
@@ -338,7 +525,7 @@ class PWSM(PersonalizedMethod):
         if self._T is not None and self._t >= self._T: raise ValueError(f"step called more than T={self._T} times")
         v = check_categories(x, self._d, "x", ndim=1)
         if v.shape != (self._ty.N,): raise ValueError(f"x must hold one value per user ({self._ty.N}), got shape {v.shape}")
-        est, pub = self._advance(self._ty.counts(v.astype(np.int64), self._d))
+        est, pub = self._advance(self._ty.counts(v, self._d))
         return est.copy(), pub
 
     def finish(self) -> Release:
@@ -352,10 +539,10 @@ class PWSM(PersonalizedMethod):
         return Release(self._est, self._pub, self._ledger(spent), self.name, self._run_params(), info)
 
     def run(self, stream, rng=None) -> Release:
-        "Process a whole PersonalizedPopulation (the same releases as the step-wise form)."
+        "Process a whole PersonalizedPopulation: the kernel over every slot's per-type counts in one call (the step-wise form's releases)."
         s = self.check_stream(stream)
         self.start(s.T, s.d, rng, s.eps, s.w)
-        for c in self._ty.counts(s.values, s.d): self._advance(c)
+        self._steps(self._ty.counts(s.values, s.d))
         return self.finish()
 
 # %% ../nbs/13_pbd_pba.ipynb #92849619
@@ -365,15 +552,9 @@ class PBD(PWSM):
     name = "PBD"
     summary = "personalized budget distribution: DC at eps_i/(2 w_i), publish with half the window's remaining eps_i/2 via SM + OBS"
     derivation = "13_pbd_pba: Privacy: Theorem 4.6 (PBD's publications in a window hold at most eps_i/2, Eqs. 3-5; SM at each slot, Sec. 4.1)"
+    rule = PBD_RULE                                                # pbd_candidate
     def _init(self):
         self._recent = np.zeros((self._ty.G, max(int(self._ty.w.max()) - 1, 1)))   # each type's publication spends at the last slots, oldest first
-    def _candidate(self, t):
-        "eps2_{i,t} = (eps_i/2 - spends of the last w_i - 1 slots)/2 per type (line 4-5)."
-        n, W = np.minimum(self._ty.w - 1, t), self._recent.shape[1]   # slots max(t - w_i + 1, 0) .. t - 1
-        used = np.array([self._recent[g, W - n[g]:].sum() for g in range(self._ty.G)])
-        return (self._ty.eps / 2 - used) / 2
-    def _close(self, t, spent):
-        self._recent[:, :-1] = self._recent[:, 1:]; self._recent[:, -1] = 0.0 if spent is None else spent
 
 @register
 class PBA(PWSM):
@@ -381,25 +562,56 @@ class PBA(PWSM):
     name = "PBA"
     summary = "personalized budget absorption: DC at eps_i/(2 w_i), publications absorb skipped shares (<= w_i) and nullify successors"
     derivation = "13_pbd_pba: Privacy: Theorem 4.6 (PBA's publications in a window hold at most w_i shares, Eqs. 5-6; SM at each slot, Sec. 4.1)"
+    rule = PBA_RULE                                                # pba_candidate
     def _init(self):
-        self._l, self._s = -1, np.ones(self._ty.G, np.int64)    # a virtual one-share publication just before slot 0
+        self._l, self._s = np.array([-1]), np.ones(self._ty.G, np.int64)    # a virtual one-share publication just before slot 0
         self._shares = None if self._T is None else np.zeros((self._ty.G, self._T), np.int64)   # a batch run's diagnostics
-    def _candidate(self, t):
-        "None on a nullified slot (lines 6-8), else the absorbed budgets of lines 10-11 per type."
-        tN = self._s - 1
-        if t - self._l <= tN.max(): return None
-        shares = np.minimum(np.maximum(t - self._l - tN, 0), self._ty.w)
-        self._pending = shares
-        return self._e1 * shares
-    def _remember(self, t, e2):
-        self._l, self._s = t, self._pending
-        self._keep_shares(t)
-    def _keep_shares(self, t):
-        if self._shares is not None: self._shares[:, t] = self._pending
     def finish(self) -> Release:
         rel = super().finish(); rel.info["shares"] = self._shares; return rel
 
 # %% ../nbs/13_pbd_pba.ipynb #42b940cb
+GRR_REPORT = (GRR.perturb, GRR.support_counts)   # the report the compiled PLBU step draws: an oracle with other methods is called through the port
+PLBU_BLOCK = 64                                  # slots copied at a time into a slot-major block (64 bytes of each user's row: one cache line)
+
+@njit(cache=True)
+def grr_support(v, p, d, rng, keep, support):
+    "GRR.perturb, then GRR.support_counts, in compiled code (numpy's draws in its order: every user's uniform, then every user's offset in 1..d-1): how many of v's users report each value, into support."
+    m = v.shape[0]
+    for u in range(m): keep[u] = rng.random() < p
+    support[:] = 0
+    for u in range(m):              # rng.integers(1, d), numpy's Lemire draw (through numba's, without the one-value array its integers makes: 90 ns); d = 2: no draw
+        off = 1 if d == 2 else 1 + np.int64(buffered_bounded_lemire_uint32(rng.bit_generator, d - 2))
+        support[v[u] if keep[u] else (v[u] + off) % d] += 1
+
+@njit(cache=True)
+def port_reports(pid, g, v):
+    with objmode(r="int64[:]"):
+        r = PORTS[pid].reports(g, v)
+    return r
+
+@njit(cache=True)
+def plbu_steps(V, t0, o, est, rng, pid, members, lo, n, p, q, rate):
+    "PLBU over the columns of V (every user's value at slots t0, t0 + 1, ...), written at row t - o: each type's users (members[lo[g]:lo[g + 1]]) report through GRR at p[g], q[g]; the per-type unbiased counts summed in type order."
+    (N, m), G, d = V.shape, n.shape[0], est.shape[1]
+    size = 0
+    for g in range(G): size = max(size, lo[g + 1] - lo[g])
+    block, keep, support = np.empty((min(m, PLBU_BLOCK), N), V.dtype), np.empty(size, np.bool_), np.empty(d, np.int64)
+    for b0 in range(0, m, PLBU_BLOCK):                        # a block of slots, the users in type order: block[i] is slot b0 + i
+        b = min(m, b0 + PLBU_BLOCK) - b0
+        for u in range(N):
+            row = V[members[u], b0:b0 + b]
+            for i in range(b): block[i, u] = row[i]
+        for i in range(b):
+            t = t0 + b0 + i
+            charge(pid, t, rate)                              # online: each user's eps_i/w_i, booked before the reports are drawn
+            acc = np.zeros(d)
+            for g in range(G):
+                v = block[i, lo[g]:lo[g + 1]]
+                if pid >= 0: support[:] = port_reports(pid, g, v.copy())
+                else: grr_support(v, p[g], d, rng, keep, support)
+                for j in range(d): acc[j] += (support[j] - n[g] * q[g]) / (p[g] - q[g])
+            est[t - o] = acc
+
 @register
 class PLBU(PersonalizedMethod):
     "PLBU (Sec. 5.2, reconstructed): every user reports through GRR at eps_i/w_i every slot; per-type unbiased counts."
@@ -407,6 +619,7 @@ class PLBU(PersonalizedMethod):
     summary = "personalized LDP budget uniform: GRR reports at eps_i/w_i from every user at every slot, unbiased count estimate"
     derivation = "13_pbd_pba: PLBU: the local baseline (GRR at eps_i/w_i is eps_i/w_i-LDP at every slot; any w_i slots compose to eps_i)"
     online = True
+    sites: ClassVar[tuple] = ()                                    # no Laplace draw
     def start(self, T, d, rng=None, eps_i=None, w_i=None):
         "Begin a step-wise run (T slots, None: an unbounded online run; d >= 2 bins; the users' declared eps_i and w_i); returns self."
         self._begin(eps_i, w_i)
@@ -416,22 +629,28 @@ class PLBU(PersonalizedMethod):
         self._est = None if self._T is None else np.zeros((self._T, self._d))
         if self._T is None: self._open_online()
         self._fos = [GRR(e / w, self._d) for e, w in zip(self._ty.eps, self._ty.w)]
-        self._members = [np.flatnonzero(self._ty.of_user == g) for g in range(self._ty.G)]
+        self._members = np.argsort(self._ty.of_user, kind="stable")   # the users type by type, each type's in id order
+        self._lo = np.r_[0, np.cumsum(self._ty.n)]
         self.last_info = {}
         return self
-    def _estimate(self, support, g):
-        fo = self._fos[g]
-        return (support - self._ty.n[g] * fo.q) / (fo.p - fo.q)
+    def _steps(self, V):
+        "Make the next V.shape[1] slots (every user's values, (N, m)) with the kernel: in compiled code with a plain Generator and GRR's own reports, else through a port (a recording generator, online books, an oracle with other methods)."
+        t0, m, ty = self._t, V.shape[1], self._ty
+        o, est = (0, self._est) if self._T is not None else (t0, np.zeros((m, self._d)))
+        args = (self._members, self._lo, ty.n.astype(float), np.array([fo.p for fo in self._fos]), np.array([fo.q for fo in self._fos]), ty.eps / ty.w)
+        own = all((type(fo).perturb, type(fo).support_counts) == GRR_REPORT for fo in self._fos)
+        if self._T is None or not own or type(self._rng) is not np.random.Generator:
+            with PersonalPort(self) as pid: plbu_steps(V, t0, o, est, NO_RNG, pid, *args)
+        else: plbu_steps(V, t0, o, est, self._rng, NO_PORT, *args)
+        self._t = t0 + m
+        self.last_info = dict(t=self._t - 1)
+        return est[self._t - 1 - o]
     def step(self, x):
         "Each user's GRR report of its value at this slot (x: one value per user); return (release, True)."
         if self._T is not None and self._t >= self._T: raise ValueError(f"step called more than T={self._T} times")
         v = check_categories(x, self._d, "x", ndim=1)
         if v.shape != (self._ty.N,): raise ValueError(f"x must hold one value per user ({self._ty.N}), got shape {v.shape}")
-        self._charge(self._t, self._ty.eps / self._ty.w)           # online: each user's eps_i/w_i, booked before the reports are drawn
-        est = sum(self._estimate(fo.support_counts(fo.perturb(v[m], self._rng)), g) for g, (fo, m) in enumerate(zip(self._fos, self._members)))
-        if self._T is not None: self._est[self._t] = est
-        self.last_info = dict(t=self._t); self._t += 1
-        return est.copy(), True
+        return self._steps(v[:, None]).copy(), True
     def finish(self) -> Release:
         "The Release: counts (T, d), all published, the per-user ledger (eps_i/w_i at every slot)."
         self._no_end()
@@ -439,10 +658,10 @@ class PLBU(PersonalizedMethod):
         spent = np.repeat((ty.eps / ty.w)[:, None], self._T, axis=1)
         return Release(self._est, np.ones(self._T, bool), self._ledger(spent), self.name, self._run_params(), dict(type_eps=ty.eps, type_w=ty.w, type_n=ty.n))
     def run(self, stream, rng=None) -> Release:
-        "The step-wise form over every slot (each user's GRR report), so that a run and its online steps give the same release."
+        "The kernel over every slot in one call: the step-wise form's releases (each user's GRR report), so a run and its online steps give the same numbers."
         s = self.check_stream(stream)
         self.start(s.T, s.d, rng, s.eps, s.w)
-        for t in range(s.T): self.step(s.values[:, t])
+        self._steps(s.values)
         return self.finish()
 
 # %% ../nbs/13_pbd_pba.ipynb #d830d33e
@@ -521,7 +740,7 @@ class ConservativeBD(PersonalizedMethod):
         s = self.check_stream(stream)
         self._make(s.T, s.eps, s.w)
         self.books = None
-        counts = UserTypes(np.ones(s.N), np.ones(s.N)).counts(s.values, s.d)[:, 0]
+        counts = type_counts(s.values, np.zeros(s.N, np.int64), 1, s.d)[:, 0]          # everyone one type
         return self._wrap(self._inner.run(HistogramStream(counts.astype(float)), rng, check=False))   # checked once, as the per-user release
 
 class ConservativeBA(ConservativeBD):
@@ -534,7 +753,7 @@ class ConservativeBA(ConservativeBD):
 class PBAStaleLast(PBA):
     "Deliberately wrong, as the authors' code: the last publication and its shares are never updated (not registered)."
     name, derivation = "PBAStaleLast", ""
-    def _remember(self, t, e2): self._keep_shares(t)
+    remember = False                                               # its shares are recorded, l and s stay at the virtual publication
 
 class PBDHalfNoise(PBD):
     "Deliberately wrong: books eps2 but releases with Laplace scale 1/(2 theta2) (not registered)."
