@@ -396,3 +396,23 @@ def test_windows_longer_than_the_stream_are_accepted(cls):
     m = cls().start(pop.T, pop.d, 0, pop.eps, pop.w)
     steps = np.array([m.step(pop.values[:, t])[0] for t in range(pop.T)])
     assert m.finish().ledger.ok() and (cls is PLBU or np.array_equal(steps, rel.estimates))   # PLBU's steps perturb per user
+
+
+@pytest.mark.parametrize("threshold", ["std", "kellaris"])
+def test_an_exhausted_window_books_no_negative_spend(threshold):
+    """20 users at (0.3, 200) among 380 at (1.0, 2), every value changing every slot: PBD publishes 53+ times in the long window,
+    whose float remainder rounds to <= 0: budget 0 (never negative), books pass, online = batch; forced publications stop."""
+    T = 260
+    flip = np.tile((np.arange(T) % 2)[None, :], (400, 1))
+    long_w = np.arange(400) < 20
+    pop = PersonalizedPopulation(flip, 2, np.where(long_w, 0.3, 1.0), np.where(long_w, 200, 2))
+    rel = PBD(threshold=threshold).run(pop, rng=1)
+    e2 = rel.info["eps2"][rel.info["type_w"] == 200][0]
+    assert (rel.info["eps2"] >= 0).all() and (e2 == 0).sum() > 50 and rel.published.all()
+    rel.ledger.check()
+    m = PBD(threshold=threshold).start(None, 2, 1, pop.eps, pop.w)     # its books refused the negative spend before
+    assert all(np.array_equal(m.step(pop.values[:, t])[0], rel.estimates[t]) for t in range(T))
+    every = forced(PBD, np.ones(T, bool))(threshold=threshold).run(PersonalizedPopulation(flip, 2, np.full(400, 1.0), np.full(400, 200)), rng=1)
+    stop = int(np.argmin(every.published))
+    assert 30 < stop < 60 and not every.published[stop:200].any() and np.isinf(every.info["thr"][stop])
+    every.ledger.check()

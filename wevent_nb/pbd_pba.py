@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit, objmode
 from numba.np.random.random_methods import buffered_bounded_lemire_uint32
 from .core import (Mechanism, Release, Ledger, RollingLedger, UnprovenConfiguration, PersonalizedPopulation,
-                            HistogramStream, NoiseRecorder, NoiseNotBooked, REL_TOL, register, as_rng, check_eps, check_w,
+                            HistogramStream, NoiseRecorder, NoiseNotBooked, REL_TOL, EPS_MIN, register, as_rng, check_eps, check_w,
                             check_bool, check_int, check_array, check_categories, check_fraction)
 from .baselines import BD, BA, check_choice, check_affordable
 from .primitives import GRR, laplace_variance
@@ -371,11 +371,11 @@ PBD_RULE, PBA_RULE = 0, 1   # the publication budgets of line 4 of Algorithm 2: 
 
 @njit(cache=True)
 def pbd_candidate(t, recent, eps, w, e2):
-    "Algorithm 4, lines 4-5, into e2: (eps_i/2 - the publication spends of the last w_i - 1 slots)/2 per type (recent: each type's spends of the last max w_i - 1 slots, oldest first; summed as numpy sums the slice)."
+    "Algorithm 4, lines 4-5, into e2: (eps_i/2 - the publication spends of the last w_i - 1 slots)/2 per type (recent: each type's spends of the last max w_i - 1 slots, oldest first; summed as numpy sums the slice), 0 for a window whose float sum has reached eps_i/2."
     W = recent.shape[1]
     for g in range(e2.shape[0]):
         m = min(w[g] - 1, t)                                   # slots max(t - w_i + 1, 0) .. t - 1
-        e2[g] = (eps[g] / 2 - pairwise_sum(recent[g], W - m, m)) / 2
+        e2[g] = max((eps[g] / 2 - pairwise_sum(recent[g], W - m, m)) / 2, 0.0)   # exhausted: 0, never a negative spend (a refund)
 
 @njit(cache=True)
 def pba_candidate(t, l, s, w, e1, shares, e2) -> bool:
@@ -416,14 +416,13 @@ def pwsm_steps(C, t0, o, est, pub, spent2, dis_at, theta2_at, thr_at, nullified_
         theta2, thr, sampled, published = np.nan, np.nan, False, False
         if cand:
             theta2, err2 = obs_compiled(e2, n)                # OBS is a function of the budgets
-            if std:
+            if theta2 < EPS_MIN: thr = np.inf                 # every type's window exhausted: no release can be paid for, whatever line 5 says
+            elif std:
                 if err2 < 0: raise ValueError("math domain error")            # what math.sqrt raised
                 thr = math.sqrt(err2)
-            else:
-                if theta2 == 0: raise ZeroDivisionError("float division by zero")
-                thr = 1.0 / theta2
+            else: thr = 1.0 / theta2
             sampled = theta2 > e2.min()                       # SM_s really samples (some users below the threshold)
-            published = port_decide(pid, t, dis, thr) if hook_decide else dis > thr   # line 5
+            published = thr < np.inf and (port_decide(pid, t, dis, thr) if hook_decide else dis > thr)   # line 5
             if published:
                 charge(pid, t, e2)
                 if hook_release: last[:] = port_release(pid, counts, e2, theta2)
