@@ -22,7 +22,7 @@ PAIRWISE_LANES = 8     # numpy's unrolled running sums (and below 8 terms: added
 def block_sum(a, lo, n):
     "numpy's sum of a[lo:lo + n] for n <= PAIRWISE_BLOCK: in order below 8 terms, else eight running sums combined pairwise, then the rest in order."
     if n < PAIRWISE_LANES:
-        s = 0.0
+        s = 0.0                         # numpy: +0.0 (the reduction's start) + (-0.0 + a[lo] + ...): the same bits
         for i in range(lo, lo + n): s += a[i]
         return s
     b = a[lo:lo + n]                    # a view indexed from 0 by a range: twice as fast as a[lo + i] (no index arithmetic per term)
@@ -35,7 +35,7 @@ def block_sum(a, lo, n):
         r4 += b[i + 4]; r5 += b[i + 5]; r6 += b[i + 6]; r7 += b[i + 7]
     s = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
     for j in range(whole, n): s += b[j]
-    return s
+    return 0.0 + s                      # numpy adds the pairwise sum to the reduction's start, +0.0: a sum of -0.0s is +0.0
 
 @njit(cache=True)
 def pairwise_sum(a, lo, n):
@@ -51,7 +51,7 @@ def halving_sum(a, lo, n):
     seg_lo[0], seg_n[0] = lo, n
     while top >= 0:
         l, k = seg_lo[top], seg_n[top]
-        if k <= PAIRWISE_BLOCK:                                           # a leaf: its block sum
+        if k <= PAIRWISE_BLOCK:                                           # a leaf: its block sum (never -0.0, so neither is the total)
             sums[m] = block_sum(a, l, k); m += 1; top -= 1
         elif split[top]:                                                  # both halves summed: first + second
             sums[m - 2] = sums[m - 2] + sums[m - 1]; m -= 1; split[top] = False; top -= 1
