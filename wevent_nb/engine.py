@@ -26,7 +26,7 @@ def block_sum(a, lo, n):
         for i in range(lo, lo + n): s += a[i]
         return s
     b = a[lo:lo + n]                    # a view indexed from 0 by a range: twice as fast as a[lo + i] (no index arithmetic per term)
-    r0, r1, r2, r3 = b[0], b[1], b[2], b[3]
+    r0, r1, r2, r3 = 0.0 + b[0], b[1], b[2], b[3]   # numpy adds the sum to the reduction's start, +0.0: a sum of -0.0s is +0.0
     r4, r5, r6, r7 = b[4], b[5], b[6], b[7]
     whole = n - n % PAIRWISE_LANES
     for j in range(1, whole // PAIRWISE_LANES):
@@ -35,7 +35,7 @@ def block_sum(a, lo, n):
         r4 += b[i + 4]; r5 += b[i + 5]; r6 += b[i + 6]; r7 += b[i + 7]
     s = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
     for j in range(whole, n): s += b[j]
-    return 0.0 + s                      # numpy adds the pairwise sum to the reduction's start, +0.0: a sum of -0.0s is +0.0
+    return s
 
 @njit(cache=True)
 def pairwise_sum(a, lo, n):
