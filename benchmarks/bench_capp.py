@@ -5,9 +5,10 @@ intervals x 10 inner repetitions = 500 rows of C6H6, one cell of each figure's g
 CAPP's compiled step (bench_capp_before.json, main at 6d52988).
 
 Run: WEVENT_NB_DATA=/work/shared/data .venv/bin/python benchmarks/bench_capp.py [--json OUT] [--before JSON]"""
-import json, sys, time
+import json, sys
 from pathlib import Path
 import numpy as np
+from _common import best_of
 from wevent_nb import data
 from wevent_nb.core import NumericPopulation, get_mechanism, seed_from_key
 from wevent_nb.capp import sw_perturb, query_population
@@ -21,14 +22,6 @@ PAPER_CELLS = [("Table I", m, 60, 60) for m in ("SW-direct", "IPP", "APP", "ToPL
     ("Figs. 4-5", m, 30, 30) for m in ("SW-direct", "BA-SW", "IPP", "APP", "CAPP")] + [
     ("Figs. 6-7", m, 30, 40) for m in ("Sampling", "APP-S", "CAPP-S")] + [
     ("Fig. 9", m, 10, 10) for m in ("PM-APP", "Laplace-direct", "Laplace-APP", "SR-direct", "SR-APP")]
-
-
-def best_of(f, n):
-    "Smallest wall time of n calls (seconds)."
-    out = []
-    for _ in range(n):
-        t0 = time.perf_counter(); f(); out.append(time.perf_counter() - t0)
-    return min(out)
 
 
 def c6h6_windows():

@@ -7,20 +7,14 @@ For n = 200,000 users and d in {2, 100}, times (best of `REPEATS`, time.perf_cou
 Both give estimates with exactly the same distribution (see nbs/01_primitives.ipynb).
 Run: .venv/bin/python benchmarks/bench_fo.py
 """
-import time
+
 import numpy as np
+from _common import best_of
 from wevent_nb.primitives import get_fo
 
 N, DS, EPS, REPEATS = 200_000, (2, 100), 1.0, 5
 # (label, FO name, sample_counts keyword arguments); "grr/others" is the spec-literal O(d^2) GRR sampler
 FOS = (("grr", "grr", {}), ("oue", "oue", {}), ("grr/others", "grr", {"method": "others"}))
-
-def best_of(fn, repeats=REPEATS):
-    "Smallest wall time of `repeats` calls of fn()."
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.perf_counter(); fn(); best = min(best, time.perf_counter() - t0)
-    return best
 
 def main():
     rng = np.random.default_rng(0)
@@ -30,10 +24,10 @@ def main():
         for d in DS:
             fo = get_fo(name, EPS, d)
             values = rng.integers(0, d, size=N)
-            per_user = best_of(lambda: fo.estimate(fo.perturb(values, rng)))
-            aggregate = best_of(lambda: fo.estimate_from_counts(fo.sample_counts(np.bincount(values, minlength=d), rng, **kw), N))
+            per_user = best_of(lambda: fo.estimate(fo.perturb(values, rng)), REPEATS)
+            aggregate = best_of(lambda: fo.estimate_from_counts(fo.sample_counts(np.bincount(values, minlength=d), rng, **kw), N), REPEATS)
             nk = np.bincount(values, minlength=d)
-            sampler = best_of(lambda: fo.estimate_from_counts(fo.sample_counts(nk, rng, **kw), N))
+            sampler = best_of(lambda: fo.estimate_from_counts(fo.sample_counts(nk, rng, **kw), N), REPEATS)
             print(f"{label:<11}{d:>5}{per_user * 1e3:>16.2f}{aggregate * 1e3:>16.3f}{per_user / aggregate:>9.0f}x"
                   f"{sampler * 1e3:>14.3f}{per_user / sampler:>9.0f}x")
 

@@ -6,9 +6,10 @@ compiled step, measured on a quiet machine). Each time is the best of N runs (a 
 last line is the default run's Laplace draws alone (as many, drawn in compiled code) and their share of its time.
 
 Run: WEVENT_NB_DATA=/work/shared/data .venv/bin/python benchmarks/bench_spas_speed.py [--json OUT] [--before JSON] [--n N]"""
-import json, sys, time, warnings
+import json, sys, warnings
 from pathlib import Path
 import numpy as np
+from _common import best_of
 from wevent_nb import data
 from wevent_nb.core import HistogramStream
 from wevent_nb.primitives import ExactLaplace
@@ -22,14 +23,6 @@ CONFIGS = {"default": {}, "svt=strict": dict(svt="strict"), "svt=paper": dict(sv
            "direct_release=False": dict(direct_release=False), "direct_budget=eps_p/C": dict(direct_budget="eps_p_over_C"),
            "authors' code": dict(**PAPER_TEST, **AUTHORS_SPAS, **U)}
 BEFORE = Path(__file__).with_name("bench_spas_speed_before.json")
-
-
-def best_of(f, n):
-    "Smallest wall time of n calls (seconds)."
-    out = []
-    for _ in range(n):
-        t0 = time.perf_counter(); f(); out.append(time.perf_counter() - t0)
-    return min(out)
 
 
 def stepwise(s, online=False):

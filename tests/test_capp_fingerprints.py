@@ -5,10 +5,10 @@ CAPP's variant, sign and shrink, the paper's accounting, smooth), a stream in [5
 recording generator, the step-wise form and the online form. Each case hashes the release (estimates, flags, every user's raw
 reports, D, every account's books) or the steps' outputs, and where the run leaves its generator. Recorded on main before
 CAPP's compiled step (issue 23); regenerate only for a documented change: `python tests/test_capp_fingerprints.py --write`."""
-import hashlib, json, sys
+import hashlib
 from pathlib import Path
 import numpy as np
-import pytest
+from fingerprints import digest, feed, guard, write_if_asked
 from wevent_nb.core import NoiseRecorder, NumericPopulation, get_mechanism
 import wevent_nb.capp as C
 
@@ -80,10 +80,7 @@ def cases():
             for seed in SEEDS: yield label, make, pname, form, seed
 
 
-def key(label, pname, form, seed): return f"{label}|{pname}|{form}|seed={seed}"
-
-
-def _h(h, a): h.update(np.ascontiguousarray(np.asarray(a)).tobytes())
+def key(label, make, pname, form, seed): return f"{label}|{pname}|{form}|seed={seed}"
 
 
 def fingerprint(label, make, pname, form, seed) -> str:
@@ -95,37 +92,24 @@ def fingerprint(label, make, pname, form, seed) -> str:
         m.start(None, s.N, rng, s.lo, s.hi)
         for t in range(s.T):
             e, p = m.step(s.values[:, t])
-            _h(h, np.float64(e)); _h(h, np.bool_(p))
-        _h(h, m.books.window_spent())
+            feed(h, np.float64(e)); feed(h, np.bool_(p))
+        feed(h, m.books.window_spent())
     else:
         if form == "stepwise":
             m.start(s.T, s.N, rng, s.lo, s.hi)
             for t in range(s.T):
                 e, p = m.step(s.values[:, t])
-                _h(h, np.float64(e)); _h(h, np.bool_(p))
+                feed(h, np.float64(e)); feed(h, np.bool_(p))
             rel = m.finish()
         else: rel = m.run(s, rng=rng, check=False)
-        _h(h, np.asarray(rel.estimates, float)); _h(h, np.asarray(rel.published, bool))
-        _h(h, rel.info["raw"]); _h(h, rel.info["smoothed"])
-        if "D" in rel.info: _h(h, rel.info["D"])
-        if "n_published" in rel.info: _h(h, rel.info["n_published"])
-        for a in rel.ledger.entries(): _h(h, a)
-    _h(h, rng.random(2))                                   # where the run left the generator
-    return h.hexdigest()[:20]
+        feed(h, np.asarray(rel.estimates, float)); feed(h, np.asarray(rel.published, bool))
+        feed(h, rel.info["raw"]); feed(h, rel.info["smoothed"])
+        if "D" in rel.info: feed(h, rel.info["D"])
+        if "n_published" in rel.info: feed(h, rel.info["n_published"])
+        for a in rel.ledger.entries(): feed(h, a)
+    return digest(h, rng)                                  # and where the run left the generator
 
 
-def test_every_case_has_a_fingerprint():
-    want = json.loads(FILE.read_text())
-    assert {key(label, pname, form, seed) for label, _, pname, form, seed in cases()} == set(want)
+test_every_case_has_a_fingerprint, test_bit_identical = guard(FILE, cases, key, fingerprint, [c[0] for c in CASES])
 
-
-@pytest.mark.parametrize("label", [c[0] for c in CASES])
-def test_bit_identical(label):
-    want = json.loads(FILE.read_text())
-    bad = [k for c in cases() if c[0] == label and fingerprint(*c) != want[(k := key(c[0], c[2], c[3], c[4]))]]
-    assert not bad, f"releases changed for {bad}"
-
-
-if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
-    FILE.write_text(json.dumps({key(c[0], c[2], c[3], c[4]): fingerprint(*c) for c in cases()}, indent=0, sort_keys=True) + "\n")
-    print(f"wrote {FILE}")
+if __name__ == "__main__": write_if_asked(FILE, cases, key, fingerprint)

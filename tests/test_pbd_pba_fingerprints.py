@@ -9,10 +9,10 @@ and sample), the step-wise form, the online form (a refusal included) and run_ma
 Recorded on main before the family's compiled steps (issue 23); regenerate only for a documented change:
 `python tests/test_pbd_pba_fingerprints.py --write`. One so far (13_pbd_pba, "An exhausted window"): PBD's kellaris runs
 on "levels" (run_many) raised ZeroDivisionError once every type's window was exhausted; they now stop publishing there."""
-import hashlib, json, sys
+import hashlib
 from pathlib import Path
 import numpy as np
-import pytest
+from fingerprints import digest, feed, guard, write_if_asked
 from wevent_nb.core import PersonalizedPopulation, PrivacyBudgetExceeded
 from wevent_nb.data import pbd_synthetic, personalized_params
 import wevent_nb.pbd_pba as P
@@ -108,20 +108,18 @@ def cases():
                 for seed in SEEDS: yield label, make, pname, form, seed
 
 
-def key(label, pname, form, seed): return f"{label}|{pname}|{form}|seed={seed}"
+def key(label, make, pname, form, seed): return f"{label}|{pname}|{form}|seed={seed}"
 
-
-def _h(h, a): h.update(np.ascontiguousarray(np.asarray(a)).tobytes())
 
 INFO = ("dis", "theta2", "thr", "nullified", "sampled", "eps2", "shares", "eps1", "eps_dis", "eps_pub", "eps_cand", "eps_t")
 
 
 def _release(h, rel):
-    _h(h, np.asarray(rel.estimates, float)); _h(h, np.asarray(rel.published, bool))
-    for a in rel.ledger.entries(): _h(h, a)
+    feed(h, np.asarray(rel.estimates, float)); feed(h, np.asarray(rel.published, bool))
+    for a in rel.ledger.entries(): feed(h, a)
     for k in INFO:
-        if rel.info.get(k) is not None: _h(h, np.asarray(rel.info[k]))
-    if "theta1" in rel.info: _h(h, np.float64(rel.info["theta1"]))
+        if rel.info.get(k) is not None: feed(h, np.asarray(rel.info[k]))
+    if "theta1" in rel.info: feed(h, np.float64(rel.info["theta1"]))
 
 
 def _steps(h, m, s, rng=None):
@@ -131,10 +129,10 @@ def _steps(h, m, s, rng=None):
         try: e, p = m.step(s.values[:, t])
         except PrivacyBudgetExceeded as err:
             h.update(f"refused at {t}: {err}".encode()); return False
-        _h(h, np.asarray(e, float)); _h(h, np.bool_(p))
+        feed(h, np.asarray(e, float)); feed(h, np.bool_(p))
         li = m.last_info
         for k in ("dis", "theta2", "thr", "nullified", "sampled", "t"):
-            if k in li: _h(h, np.asarray(li[k]))
+            if k in li: feed(h, np.asarray(li[k]))
     return True
 
 
@@ -144,39 +142,26 @@ def fingerprint(label, make, pname, form, seed) -> str:
     rng = P.SamplingRecorder(seed) if form == "recorder" else np.random.default_rng(seed)
     h = hashlib.sha256()
     _drive(h, m, s, form, rng)
-    _h(h, rng.random(2))                                   # where the run left the generator
-    return h.hexdigest()[:20]
+    return digest(h, rng)                                  # and where the run left the generator
 
 
 def _drive(h, m, s, form, rng):
     if form == "run": _release(h, m.run(s, rng=rng, check=False))
     elif form == "many":
         r = m.run_many(s, 3, rng=rng, check=False)
-        _h(h, r.estimates); _h(h, r.published); _h(h, r.spent)
+        feed(h, r.estimates); feed(h, r.published); feed(h, r.spent)
     elif form == "online":
         m.start(None, s.d, rng, s.eps, s.w)
         _steps(h, m, s)
-        _h(h, m.books.window_spent())
+        feed(h, m.books.window_spent())
     else:
         m.start(s.T, s.d, rng, s.eps, s.w)
         if _steps(h, m, s, rng if form == "recorder" else None): _release(h, m.finish())
         if form == "recorder":
             for d in rng.draws: h.update(repr(tuple(d)).encode())
-            for t, n, p, pos in rng.samples: h.update(repr((t, pos)).encode()); _h(h, n); _h(h, p)
+            for t, n, p, pos in rng.samples: h.update(repr((t, pos)).encode()); feed(h, n); feed(h, p)
 
 
-def test_every_case_has_a_fingerprint():
-    want = json.loads(FILE.read_text())
-    assert {key(label, pname, form, seed) for label, _, pname, form, seed in cases()} == set(want)
+test_every_case_has_a_fingerprint, test_bit_identical = guard(FILE, cases, key, fingerprint, [c[0] for c in CASES])
 
-
-@pytest.mark.parametrize("label", [c[0] for c in CASES])
-def test_bit_identical(label):
-    want = json.loads(FILE.read_text())
-    bad = [k for c in cases() if c[0] == label and fingerprint(*c) != want[(k := key(c[0], c[2], c[3], c[4]))]]
-    assert not bad, f"releases changed for {bad}"
-
-
-if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
-    FILE.write_text(json.dumps({key(c[0], c[2], c[3], c[4]): fingerprint(*c) for c in cases()}, indent=0, sort_keys=True) + "\n")
-    print(f"wrote {FILE}")
+if __name__ == "__main__": write_if_asked(FILE, cases, key, fingerprint)

@@ -2,10 +2,10 @@
 on a fixed set of streams and seeds, and where the run leaves its generator, hashed and compared with the fingerprints
 recorded on main before the compiled engine (issue 23). Regenerate only for a documented change:
 `python tests/test_release_fingerprints.py --write`."""
-import hashlib, json, sys
+import hashlib
 from pathlib import Path
 import numpy as np
-import pytest
+from fingerprints import digest, feed, guard, write_if_asked
 from wevent_nb.core import (CategoricalPopulation, HistogramStream, NumericPopulation, PersonalizedPopulation, ScalarStream,
                             list_mechanisms, get_mechanism)
 
@@ -42,24 +42,13 @@ def fingerprint(info, sname, w, seed) -> str:
     rng = np.random.default_rng(seed)
     rel = mech.run(streams(info.stream_kind)[sname], rng=rng)
     h = hashlib.sha256()
-    h.update(np.ascontiguousarray(np.asarray(rel.estimates, float)).tobytes())
-    h.update(np.ascontiguousarray(np.asarray(rel.published, bool)).tobytes())
+    feed(h, np.asarray(rel.estimates, float)); feed(h, np.asarray(rel.published, bool))
     led = rel.ledger
     for a in range(led.n_accounts if led.n_accounts <= 4 else 4):
-        h.update(np.ascontiguousarray(led.spent_per_timestamp(a)).round(12).tobytes())
-    h.update(rng.random(2).tobytes())                  # where the run left the generator
-    return h.hexdigest()[:20]
+        feed(h, led.spent_per_timestamp(a).round(12))
+    return digest(h, rng)                              # and where the run left the generator
 
-def test_every_registered_mechanism_has_fingerprints():
-    want = json.loads(FILE.read_text())
-    assert {key(*c) for c in cases()} == set(want)
+test_every_registered_mechanism_has_fingerprints, test_releases_bit_identical = guard(
+    FILE, cases, key, fingerprint, [i.name for i in shipped()], label_of=lambda c: c[0].name)
 
-@pytest.mark.parametrize("info", shipped(), ids=lambda i: i.name)
-def test_releases_bit_identical(info):
-    want = json.loads(FILE.read_text())
-    bad = [k for c in cases() if c[0].name == info.name and fingerprint(*c) != want[(k := key(*c))]]
-    assert not bad, f"releases changed for {bad}"
-
-if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
-    FILE.write_text(json.dumps({key(*c): fingerprint(*c) for c in cases()}, indent=0, sort_keys=True) + "\n")
-    print(f"wrote {FILE}")
+if __name__ == "__main__": write_if_asked(FILE, cases, key, fingerprint)

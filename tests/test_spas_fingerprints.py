@@ -6,10 +6,10 @@ than 128 bins (numpy's pairwise sums), and every form: `run`, a recording genera
 the step-wise form, the online form and `run_many`. Each case hashes the releases, the per-timestamp diagnostics, the books
 (spends and standing charge), the recorded draws where there are some, and where the run leaves its generator. Recorded on
 main before SPAS's compiled step (issue 23); regenerate only for a documented change: `python tests/test_spas_fingerprints.py --write`."""
-import hashlib, json, sys
+import hashlib
 from pathlib import Path
 import numpy as np
-import pytest
+from fingerprints import digest, feed, guard, write_if_asked
 from wevent_nb.core import HistogramStream, NoiseRecorder
 from wevent_nb.primitives import ExactLaplace
 from wevent_nb.spas import SPAS, AUTHORS_SPAS, PAPER_TEST
@@ -79,10 +79,7 @@ def cases():
                 for seed in SEEDS: yield label, make, sname, form, seed
 
 
-def key(label, sname, form, seed): return f"{label}|{sname}|{form}|seed={seed}"
-
-
-def _h(h, a): h.update(np.ascontiguousarray(np.asarray(a)).tobytes())
+def key(label, make, sname, form, seed): return f"{label}|{sname}|{form}|seed={seed}"
 
 
 def _draws(h, rec):
@@ -99,41 +96,28 @@ def fingerprint(label, make, sname, form, seed) -> str:
         m.start(None, s.d, rng)
         for x in s.counts:
             e, p = m.step(x)
-            _h(h, e); _h(h, np.bool_(p))
-            _h(h, np.array([repr(v) for v in m.last_info.values()]))
-        _h(h, m.books.window_spent())
+            feed(h, e); feed(h, np.bool_(p))
+            feed(h, np.array([repr(v) for v in m.last_info.values()]))
+        feed(h, m.books.window_spent())
     elif form == "run_many":
         r = m.run_many(s, 2, rng=rng, check=False)
-        for a in (r.estimates, r.published, r.spent, r.standing, r.standing_from): _h(h, a)
+        for a in (r.estimates, r.published, r.spent, r.standing, r.standing_from): feed(h, a)
     else:
         if form == "stepwise":
             m.start(s.T, s.d, rng)
             for t, x in enumerate(s.counts):
                 e, p = m.step(x)
-                _h(h, e); _h(h, np.bool_(p))
+                feed(h, e); feed(h, np.bool_(p))
             rel = m.finish()
         else: rel = m.run(s, rng=rng, check=False)
-        _h(h, np.asarray(rel.estimates, float)); _h(h, np.asarray(rel.published, bool))
-        for k in ("kind", "spent_p", "spent_s2", "spent_q", "compared", "C_used"): _h(h, rel.info[k])
-        _h(h, rel.ledger.spent_per_timestamp(0)); _h(h, np.float64(rel.ledger.standing_charge(0)))
-        _h(h, np.int64(rel.ledger._standing_from[0]))
+        feed(h, np.asarray(rel.estimates, float)); feed(h, np.asarray(rel.published, bool))
+        for k in ("kind", "spent_p", "spent_s2", "spent_q", "compared", "C_used"): feed(h, rel.info[k])
+        feed(h, rel.ledger.spent_per_timestamp(0)); feed(h, np.float64(rel.ledger.standing_charge(0)))
+        feed(h, np.int64(rel.ledger._standing_from[0]))
         if rec is not None: _draws(h, rec)
-    _h(h, rng.random(2))                                   # where the run left the generator
-    return h.hexdigest()[:20]
+    return digest(h, rng)                                  # and where the run left the generator
 
 
-def test_every_case_has_a_fingerprint():
-    want = json.loads(FILE.read_text())
-    assert {key(c[0], *c[2:]) for c in cases()} == set(want)
+test_every_case_has_a_fingerprint, test_bit_identical = guard(FILE, cases, key, fingerprint, [c[0] for c in CASES])
 
-
-@pytest.mark.parametrize("label", [c[0] for c in CASES])
-def test_bit_identical(label):
-    want = json.loads(FILE.read_text())
-    bad = [k for c in cases() if c[0] == label and fingerprint(*c) != want[(k := key(c[0], *c[2:]))]]
-    assert not bad, f"releases changed for {bad}"
-
-
-if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
-    FILE.write_text(json.dumps({key(c[0], *c[2:]): fingerprint(*c) for c in cases()}, indent=0, sort_keys=True) + "\n")
-    print(f"wrote {FILE}")
+if __name__ == "__main__": write_if_asked(FILE, cases, key, fingerprint)

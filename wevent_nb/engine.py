@@ -22,11 +22,11 @@ PAIRWISE_LANES = 8     # numpy's unrolled running sums (and below 8 terms: added
 def block_sum(a, lo, n):
     "numpy's sum of a[lo:lo + n] for n <= PAIRWISE_BLOCK: in order below 8 terms, else eight running sums combined pairwise, then the rest in order."
     if n < PAIRWISE_LANES:
-        s = 0.0
+        s = 0.0                         # numpy: +0.0 (the reduction's start) + (-0.0 + a[lo] + ...): the same bits
         for i in range(lo, lo + n): s += a[i]
         return s
     b = a[lo:lo + n]                    # a view indexed from 0 by a range: twice as fast as a[lo + i] (no index arithmetic per term)
-    r0, r1, r2, r3 = b[0], b[1], b[2], b[3]
+    r0, r1, r2, r3 = 0.0 + b[0], b[1], b[2], b[3]   # numpy adds the sum to the reduction's start, +0.0: a sum of -0.0s is +0.0
     r4, r5, r6, r7 = b[4], b[5], b[6], b[7]
     whole = n - n % PAIRWISE_LANES
     for j in range(1, whole // PAIRWISE_LANES):
@@ -51,7 +51,7 @@ def halving_sum(a, lo, n):
     seg_lo[0], seg_n[0] = lo, n
     while top >= 0:
         l, k = seg_lo[top], seg_n[top]
-        if k <= PAIRWISE_BLOCK:                                           # a leaf: its block sum
+        if k <= PAIRWISE_BLOCK:                                           # a leaf: its block sum (never -0.0, so neither is the total)
             sums[m] = block_sum(a, l, k); m += 1; top -= 1
         elif split[top]:                                                  # both halves summed: first + second
             sums[m - 2] = sums[m - 2] + sums[m - 1]; m -= 1; split[top] = False; top -= 1
