@@ -190,6 +190,25 @@ def test_window_use_matches_definition():
     np.testing.assert_allclose(L.window_use(), ref, atol=1e-12)
 
 
+def test_every_ledger_reads_the_same_way():
+    "window_use on event-level books (explicit and range spends): each event's spends up to t over its eps; `windowed` tells the guarantee."
+    g = np.random.default_rng(4)
+    T = 30
+    for ranges in (False, True):
+        E = Ledger.events(T, eps=1.0)
+        dense = np.zeros((T, T))                     # dense[account, t]
+        for t in range(T):
+            lo = int(g.integers(0, T)); hi = int(g.integers(lo, T)) + 1; amt = float(g.uniform(0, 0.1))
+            if ranges: E.spend_ranges(t, amt, lo, hi)
+            else: E.spend(t, amt, np.arange(lo, hi))
+            dense[lo:hi, t] += amt
+        cum = np.cumsum(dense, axis=1)
+        np.testing.assert_allclose(E.window_use(), cum.max(0), atol=1e-12)
+        np.testing.assert_allclose(E.window_use(7), cum[7], atol=1e-12)
+        assert not E.windowed
+    assert Ledger.central(T, 1.0, 4).windowed and Ledger.users(T, 3, [1.0, 0.5, 2.0], [2, 3, 4]).windowed
+
+
 # ---------------------------------------------------------------- mechanisms and registry
 def test_toy_mechanism_passes_and_overspending_variant_is_caught():
     s = HistogramStream(np.tile([[10.0, 3.0]], (50, 1)))

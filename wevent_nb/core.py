@@ -612,9 +612,14 @@ class Ledger:
         else: m = a == account; out[t[m]] = e[m]
         return out
 
+    @property
+    def windowed(self) -> bool:
+        "True for w-event books (every account has a window: `w` is their array), False for event-level ones (`w` is None)."
+        return self.w is not None
+
     def window_use(self, account=None, chunk: int = 256) -> np.ndarray:
-        "Fraction of the budget used by the window ending at each t: one account's, or (None) the largest over accounts."
-        if self.w is None: raise ValueError("window_use needs a w-event ledger (this one is event-level)")
+        "Fraction of the budget used by the window ending at each t: one account's, or (None) the largest over accounts. Event-level books: the window is the whole stream up to t."
+        win = self.w if self.windowed else np.full(self.n_accounts, self.T, np.int64)
         if self._rt: return self._segments().window_use(None if account is None else self._segment_of(account), chunk)
         a, t, e = self.entries()
         accs = np.unique(a) if account is None else np.array([int(account)])
@@ -624,7 +629,7 @@ class Ledger:
             m = np.isin(a, part); row = np.searchsorted(part, a[m])
             dense = np.zeros((part.size, self.T + 1)); np.add.at(dense, (row, t[m] + 1), e[m])
             c = np.cumsum(dense, axis=1)
-            idx = np.arange(self.T)[None, :] + 1 - self.w[part][:, None]
+            idx = np.arange(self.T)[None, :] + 1 - win[part][:, None]
             ws = c[:, 1:] - np.take_along_axis(c, np.maximum(idx, 0), axis=1)
             ws += np.where(np.arange(self.T)[None, :] >= self._standing_from[part][:, None], self._standing[part][:, None], 0.0)
             out = np.maximum(out, (ws / self.eps[part][:, None]).max(0))
