@@ -588,3 +588,39 @@ def test_the_experiments_notebook_displays_its_explorer():
     assert isinstance(body[-1], ast.Expr) and isinstance(body[-1].value, ast.Name), src[i]
     assert not any(isinstance(s, ast.Assert) for s in body) and "assert" in src[i + 1]
 
+
+GRID_SCRIPT = '''
+import numpy as np
+from wevent_nb.core import HistogramStream, ToyUniform
+from wevent_nb.experiments import Grid, run_grid
+
+def main():
+    g = Grid({"s": HistogramStream(np.ones((20, 2)))}, {"u": (ToyUniform, {"w": 3})}, {"eps": [0.5, 1.0, 2.0]}, reps=2, metrics=["MAE"])
+    print("rows", len(run_grid(g, executor=2, progress=False)))
+
+'''
+
+
+@pytest.mark.parametrize("guarded", [False, True])
+def test_run_grid_from_a_script_without_main_guard_fails_early_and_clearly(tmp_path, guarded):
+    script = tmp_path / "grid_script.py"
+    script.write_text(GRID_SCRIPT + ('if __name__ == "__main__":\n    main()\n' if guarded else "main()\n"))
+    p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=180, cwd=tmp_path,
+                       env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])})
+    assert "BrokenProcessPool" not in p.stderr and "Traceback" not in p.stderr.split("UnguardedScript", 1)[-1]
+    if guarded:
+        assert p.returncode == 0 and p.stdout.strip() == "rows 6", p.stderr
+        return
+    assert p.returncode == 1 and "rows" not in p.stdout
+    last = p.stderr.strip().splitlines()[-1]
+    assert last.startswith("wevent_nb.experiments.UnguardedScript: ") and p.stderr.count("UnguardedScript:") == 1
+    assert f"{script} (line {len(GRID_SCRIPT.splitlines()) + 1})" in last    # where: the unguarded main() call
+    assert 'if __name__ == "__main__":' in last and 'executor="serial"' in last    # the two fixes
+
+
+def test_main_guard_forms():
+    import ast
+    from wevent_nb.experiments import _is_main_guard
+    guard = lambda s: _is_main_guard(ast.parse(s).body[0].test)
+    assert all(map(guard, ['if __name__ == "__main__": pass', "if '__main__' == __name__: pass", 'if __name__ == "__main__" and x: pass']))
+    assert not any(map(guard, ['if __name__ != "__main__": pass', 'if __name__ == "__mp_main__": pass', "if x: pass", "if __name__: pass"]))

@@ -23,9 +23,9 @@ from .core import (PrivacyBudgetExceeded, HistogramStream, CategoricalAggregate,
 __all__ = ['STD_COLS', 'SCHEDULER_ENV', 'CONNECT_TIMEOUT', 'CHUNKS_PER_WORKER', 'CHUNK_MAX', 'CLAIM_COLS', 'VERDICTS', 'Z_CLAIM',
            'MOST', 'QUANTIFIERS', 'VERDICT_MARKS', 'EXPLORER_EPS', 'Y_LABEL', 'Cell', 'default_truth', 'make_mechanism',
            'resolve_metric', 'Grid', 'run_cell', 'ResultStore', 'records_to_frame', 'param_columns', 'process_pool',
-           'LedgerCheckFailed', 'dask_client', 'n_workers', 'chunk_size', 'CellsFailed', 'run_grid', 'plot_vs',
-           'claims_table', 't_factor', 'claim_number', 'claim_sign', 'claim_cells', 'claim_counts', 'ClaimsView',
-           'show_claims', 'write_claims', 'read_claims', 'Explorer', 'explorer']
+           'LedgerCheckFailed', 'dask_client', 'n_workers', 'chunk_size', 'CellsFailed', 'UnguardedScript', 'run_grid',
+           'plot_vs', 'claims_table', 't_factor', 'claim_number', 'claim_sign', 'claim_cells', 'claim_counts',
+           'ClaimsView', 'show_claims', 'write_claims', 'read_claims', 'Explorer', 'explorer']
 
 # %% ../nbs/20_experiments.ipynb #b6970211
 STD_COLS = ("dataset", "mechanism", "rep", "seed", "metric", "value", "seconds", "ledger_ok", "ledger_error", "private")
@@ -387,6 +387,51 @@ def _failure(cell: Cell, e: Exception) -> dict:
     warnings.warn(f"cell {where} raised {err}; the run goes on", RuntimeWarning, stacklevel=3)
     return dict(cell=where, dataset=cell.dataset, mechanism=cell.mechanism, **cell.params, rep=cell.rep, seed=cell.seed, error=err)
 
+# %% ../nbs/20_experiments.ipynb #fa422de9
+import ast
+
+class UnguardedScript(RuntimeError):
+    "run_grid would start worker processes from a script's top-level code outside `if __name__ == \"__main__\":`."
+
+def _is_main_guard(test) -> bool:
+    "Is `test` the `__name__ == '__main__'` comparison (either way round, or one term of an `and`)?"
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And): return any(_is_main_guard(v) for v in test.values)
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)): return False
+    sides = [test.left, test.comparators[0]]
+    return (any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides)
+            and any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides))
+
+def _unguarded_main_line() -> tuple[str, int] | None:
+    "(script, line) if this call runs from top-level code of a `__main__` script that workers re-run, outside a main guard."
+    main = sys.modules.get("__main__")
+    path, name = getattr(main, "__file__", None), getattr(getattr(main, "__spec__", None), "name", None)
+    if not path or (name is not None and name.split(".")[-1] == "__main__"): return None   # a kernel, -c, -m pkg: not re-run
+    f = sys._getframe(1)
+    while f is not None and not (f.f_code.co_name == "<module>" and f.f_globals is main.__dict__): f = f.f_back
+    if f is None: return None                                 # not called from the script's top level (a thread)
+    try:
+        with open(path, "rb") as fh: tree = ast.parse(fh.read())
+    except (OSError, SyntaxError, ValueError): return None    # cannot tell: no claim
+    line = f.f_lineno
+    guarded = any(isinstance(n, ast.If) and _is_main_guard(n.test) and n.body[0].lineno <= line <= n.body[-1].end_lineno
+                  for n in ast.walk(tree))
+    return None if guarded else (os.path.abspath(path), line)
+
+def _starts_processes(executor, n_cells: int) -> bool:
+    "Would `_execute` run these cells in worker processes that re-run `__main__` (not forked)?"
+    if executor == "serial" or (executor is None and n_cells <= 1): return False
+    if executor is None or isinstance(executor, int): return not os.environ.get(SCHEDULER_ENV)
+    return isinstance(executor, ProcessPoolExecutor) and executor._mp_context.get_start_method() != "fork"
+
+def _refuse_unguarded_script(executor, n_cells: int):
+    "Raise `UnguardedScript` before any work if the workers would re-run the unguarded script that calls run_grid."
+    where = _unguarded_main_line() if _starts_processes(executor, n_cells) else None
+    if where is None: return
+    raise UnguardedScript(f"run_grid was called from the top-level code of the script {where[0]} (line {where[1]}), outside "
+                          f'`if __name__ == "__main__":`. Its worker processes start by re-running that script, which would '
+                          f"call run_grid again in every worker and break the pool. Put the script's top-level code under "
+                          f'`if __name__ == "__main__":`, or run the grid in this process with executor="serial".')
+
 # %% ../nbs/20_experiments.ipynb #7d72fc6f
 def run_grid(grid: Grid, store: ResultStore | str | Path | None = None, executor=None, progress: bool = True,
              on_ledger_fail: str = "raise") -> pd.DataFrame:
@@ -404,6 +449,7 @@ def run_grid(grid: Grid, store: ResultStore | str | Path | None = None, executor
         pending = [c for c in cells if c.key not in done]
         recs, failed = {}, []
         if pending:
+            _refuse_unguarded_script(executor, len(pending))   # before any work: workers would re-run an unguarded script
             for m in grid.metrics: resolve_metric(m)  # unknown metric names fail here, before any work
             need = list(dict.fromkeys(c.dataset for c in pending))
             streams = {k: (grid.streams[k]() if callable(grid.streams[k]) else grid.streams[k]) for k in need}
