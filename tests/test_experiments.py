@@ -531,3 +531,96 @@ def test_explorer_has_a_static_rendering():
     assert "application/vnd.jupyter.widget-view+json" in b
     assert "data:image/png;base64," in b["text/html"] and "Interactive in Jupyter" in b["text/html"]
     assert b["text/plain"] == "Explorer(ToyUniform): interactive in Jupyter"
+
+
+# ---------------------------------------------------------------- issue 24: the explorer's and run_grid's rough edges
+PAPERS_EPS = sorted({0.5, 1.0, 1.5, 2.0, 2.5, 3.0,                 # LDP-IDS, CAPP (paper scale)
+                     0.1, 0.3, 0.5, 0.7, 0.9,                      # SPAS
+                     0.2, 0.4, 0.6, 0.8, 1.0,                      # PBD/PBA
+                     *(round(0.1 * k, 1) for k in range(1, 11))})  # delay
+
+
+def _descendants(w):
+    yield w
+    for c in getattr(w, "children", ()): yield from _descendants(c)
+
+
+def test_explorer_eps_takes_every_value_of_the_papers_grids_exactly():
+    ex = explorer([ToyUniform], _streams()["walk"], eps=1.0, w=10)
+    # a browser's slider can only land on its options: each paper value must be one, labelled as typed
+    assert set(PAPERS_EPS) <= {v for _, v in ex.eps_slider.options}
+    for v in (0.5, 2, 3, *PAPERS_EPS):
+        ex.eps_slider.value = v
+        assert ex.eps_slider.value == v and ex.last_release.params["eps"] == v   # exactly the typed value, no snapping
+        assert ex.eps_slider.label == repr(float(v)).removesuffix(".0")         # and shown as typed
+    ex.eps_slider.value = 3
+    assert ex.eps_slider.label == "3" and ex.last_release.params["eps"] == 3.0
+    # a grid's own values (e.g. those present in a results frame), with the starting eps among them
+    g = explorer([ToyUniform], _streams()["walk"], eps=0.37, w=10, eps_values=[4, 0.5, 2.0, 1.0, 2.0])
+    assert g.eps_slider.value == 0.37 and g.last_release.params["eps"] == 0.37
+    ex_vals = [v for _, v in g.eps_slider.options]
+    assert ex_vals == [0.37, 0.5, 1.0, 2.0, 4.0] and [l for l, _ in g.eps_slider.options] == ["0.37", "0.5", "1", "2", "4"]
+    for bad in ([], [0.5, -1.0], [float("nan")], ["a"]):
+        with pytest.raises(ValueError, match="eps_values"): explorer([ToyUniform], _streams()["walk"], eps_values=bad)
+
+
+@pytest.mark.parametrize("kind", ["histogram d=1", "numeric (CAPP)"])
+def test_explorer_on_a_one_bin_stream_has_no_bin_control(kind):
+    from wevent_nb.core import NumericPopulation
+    if kind == "histogram d=1": ex = explorer([ToyUniform], HistogramStream(np.full((40, 1), 30.0)), eps=1.0, w=5)
+    else: ex = explorer(["CAPP"], NumericPopulation(np.random.default_rng(0).uniform(0, 1, (20, 40)), name="u"), eps=1.0, w=5)
+    assert ex.bin_slider is None and "passes" in ex.status.value
+    assert not [w for w in _descendants(ex) if "bin" in str(getattr(w, "description", "")).lower()]
+    assert "bin" not in ex.fig.axes[0].get_ylabel()
+    assert "bin" not in ex.static_html().split("</p>")[-2]           # the note names only the controls shown
+    ex.eps_slider.value = 2.0; assert ex.last_release.params["eps"] == 2.0 and "bin" not in ex.fig.axes[0].get_ylabel()
+    many = explorer([ToyUniform], _streams()["walk"], eps=1.0, w=10)   # d = 4: the bin control is there
+    assert many.bin_slider in list(_descendants(many)) and many.fig.axes[0].get_ylabel() == "bin 0"
+
+
+def test_the_experiments_notebook_displays_its_explorer():
+    "The cell that makes the demonstration explorer ends with it (a displayed value); its checks are in the next cell."
+    import ast, json
+    cells = [c for c in json.loads((ROOT / "nbs" / "20_experiments.ipynb").read_text())["cells"] if c["cell_type"] == "code"]
+    src = ["".join(c["source"]) for c in cells]
+    i = next(i for i, s in enumerate(src) if "explorer(" in s and not s.startswith("#| export"))
+    body = ast.parse(src[i]).body
+    assert isinstance(body[-1], ast.Expr) and isinstance(body[-1].value, ast.Name), src[i]
+    assert not any(isinstance(s, ast.Assert) for s in body) and "assert" in src[i + 1]
+
+
+GRID_SCRIPT = '''
+import numpy as np
+from wevent_nb.core import HistogramStream, ToyUniform
+from wevent_nb.experiments import Grid, run_grid
+
+def main():
+    g = Grid({"s": HistogramStream(np.ones((20, 2)))}, {"u": (ToyUniform, {"w": 3})}, {"eps": [0.5, 1.0, 2.0]}, reps=2, metrics=["MAE"])
+    print("rows", len(run_grid(g, executor=2, progress=False)))
+
+'''
+
+
+@pytest.mark.parametrize("guarded", [False, True])
+def test_run_grid_from_a_script_without_main_guard_fails_early_and_clearly(tmp_path, guarded):
+    script = tmp_path / "grid_script.py"
+    script.write_text(GRID_SCRIPT + ('if __name__ == "__main__":\n    main()\n' if guarded else "main()\n"))
+    p = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=180, cwd=tmp_path,
+                       env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])})
+    assert "BrokenProcessPool" not in p.stderr and "Traceback" not in p.stderr.split("UnguardedScript", 1)[-1]
+    if guarded:
+        assert p.returncode == 0 and p.stdout.strip() == "rows 6", p.stderr
+        return
+    assert p.returncode == 1 and "rows" not in p.stdout
+    last = p.stderr.strip().splitlines()[-1]
+    assert last.startswith("wevent_nb.experiments.UnguardedScript: ") and p.stderr.count("UnguardedScript:") == 1
+    assert f"{script} (line {len(GRID_SCRIPT.splitlines()) + 1})" in last    # where: the unguarded main() call
+    assert 'if __name__ == "__main__":' in last and 'executor="serial"' in last    # the two fixes
+
+
+def test_main_guard_forms():
+    import ast
+    from wevent_nb.experiments import _is_main_guard
+    guard = lambda s: _is_main_guard(ast.parse(s).body[0].test)
+    assert all(map(guard, ['if __name__ == "__main__": pass', "if '__main__' == __name__: pass", 'if __name__ == "__main__" and x: pass']))
+    assert not any(map(guard, ['if __name__ != "__main__": pass', 'if __name__ == "__mp_main__": pass', "if x: pass", "if __name__: pass"]))

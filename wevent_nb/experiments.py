@@ -21,11 +21,11 @@ from .core import (PrivacyBudgetExceeded, HistogramStream, CategoricalAggregate,
 
 # %% auto #0
 __all__ = ['STD_COLS', 'SCHEDULER_ENV', 'CONNECT_TIMEOUT', 'CHUNKS_PER_WORKER', 'CHUNK_MAX', 'CLAIM_COLS', 'VERDICTS', 'Z_CLAIM',
-           'MOST', 'QUANTIFIERS', 'VERDICT_MARKS', 'Cell', 'default_truth', 'make_mechanism', 'resolve_metric', 'Grid',
-           'run_cell', 'ResultStore', 'records_to_frame', 'param_columns', 'process_pool', 'LedgerCheckFailed',
-           'dask_client', 'n_workers', 'chunk_size', 'CellsFailed', 'run_grid', 'plot_vs', 'claims_table', 't_factor',
-           'claim_number', 'claim_sign', 'claim_cells', 'claim_counts', 'ClaimsView', 'show_claims', 'write_claims',
-           'read_claims', 'Explorer', 'explorer']
+           'MOST', 'QUANTIFIERS', 'VERDICT_MARKS', 'EXPLORER_EPS', 'Y_LABEL', 'Cell', 'default_truth', 'make_mechanism',
+           'resolve_metric', 'Grid', 'run_cell', 'ResultStore', 'records_to_frame', 'param_columns', 'process_pool',
+           'LedgerCheckFailed', 'dask_client', 'n_workers', 'chunk_size', 'CellsFailed', 'UnguardedScript', 'run_grid',
+           'plot_vs', 'claims_table', 't_factor', 'claim_number', 'claim_sign', 'claim_cells', 'claim_counts',
+           'ClaimsView', 'show_claims', 'write_claims', 'read_claims', 'Explorer', 'explorer']
 
 # %% ../nbs/20_experiments.ipynb #b6970211
 STD_COLS = ("dataset", "mechanism", "rep", "seed", "metric", "value", "seconds", "ledger_ok", "ledger_error", "private")
@@ -387,6 +387,51 @@ def _failure(cell: Cell, e: Exception) -> dict:
     warnings.warn(f"cell {where} raised {err}; the run goes on", RuntimeWarning, stacklevel=3)
     return dict(cell=where, dataset=cell.dataset, mechanism=cell.mechanism, **cell.params, rep=cell.rep, seed=cell.seed, error=err)
 
+# %% ../nbs/20_experiments.ipynb #fa422de9
+import ast
+
+class UnguardedScript(RuntimeError):
+    "run_grid would start worker processes from a script's top-level code outside `if __name__ == \"__main__\":`."
+
+def _is_main_guard(test) -> bool:
+    "Is `test` the `__name__ == '__main__'` comparison (either way round, or one term of an `and`)?"
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And): return any(_is_main_guard(v) for v in test.values)
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)): return False
+    sides = [test.left, test.comparators[0]]
+    return (any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides)
+            and any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides))
+
+def _unguarded_main_line() -> tuple[str, int] | None:
+    "(script, line) if this call runs from top-level code of a `__main__` script that workers re-run, outside a main guard."
+    main = sys.modules.get("__main__")
+    path, name = getattr(main, "__file__", None), getattr(getattr(main, "__spec__", None), "name", None)
+    if not path or (name is not None and name.split(".")[-1] == "__main__"): return None   # a kernel, -c, -m pkg: not re-run
+    f = sys._getframe(1)
+    while f is not None and not (f.f_code.co_name == "<module>" and f.f_globals is main.__dict__): f = f.f_back
+    if f is None: return None                                 # not called from the script's top level (a thread)
+    try:
+        with open(path, "rb") as fh: tree = ast.parse(fh.read())
+    except (OSError, SyntaxError, ValueError): return None    # cannot tell: no claim
+    line = f.f_lineno
+    guarded = any(isinstance(n, ast.If) and _is_main_guard(n.test) and n.body[0].lineno <= line <= n.body[-1].end_lineno
+                  for n in ast.walk(tree))
+    return None if guarded else (os.path.abspath(path), line)
+
+def _starts_processes(executor, n_cells: int) -> bool:
+    "Would `_execute` run these cells in worker processes that re-run `__main__` (not forked)?"
+    if executor == "serial" or (executor is None and n_cells <= 1): return False
+    if executor is None or isinstance(executor, int): return not os.environ.get(SCHEDULER_ENV)
+    return isinstance(executor, ProcessPoolExecutor) and executor._mp_context.get_start_method() != "fork"
+
+def _refuse_unguarded_script(executor, n_cells: int):
+    "Raise `UnguardedScript` before any work if the workers would re-run the unguarded script that calls run_grid."
+    where = _unguarded_main_line() if _starts_processes(executor, n_cells) else None
+    if where is None: return
+    raise UnguardedScript(f"run_grid was called from the top-level code of the script {where[0]} (line {where[1]}), outside "
+                          f'`if __name__ == "__main__":`. Its worker processes start by re-running that script, which would '
+                          f"call run_grid again in every worker and break the pool. Put the script's top-level code under "
+                          f'`if __name__ == "__main__":`, or run the grid in this process with executor="serial".')
+
 # %% ../nbs/20_experiments.ipynb #7d72fc6f
 def run_grid(grid: Grid, store: ResultStore | str | Path | None = None, executor=None, progress: bool = True,
              on_ledger_fail: str = "raise") -> pd.DataFrame:
@@ -404,6 +449,7 @@ def run_grid(grid: Grid, store: ResultStore | str | Path | None = None, executor
         pending = [c for c in cells if c.key not in done]
         recs, failed = {}, []
         if pending:
+            _refuse_unguarded_script(executor, len(pending))   # before any work: workers would re-run an unguarded script
             for m in grid.metrics: resolve_metric(m)  # unknown metric names fail here, before any work
             need = list(dict.fromkeys(c.dataset for c in pending))
             streams = {k: (grid.streams[k]() if callable(grid.streams[k]) else grid.streams[k]) for k in need}
@@ -619,22 +665,41 @@ def _accepted(spec, params: dict) -> dict:
     if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()): return params
     return {k: v for k, v in params.items() if k in sig.parameters}
 
+EXPLORER_EPS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.5, 2.0, 2.5, 3.0)   # every eps of the papers' grids
+
+def _eps_label(v: float) -> str:
+    "`v` as typed: the shortest repr of the float, without a trailing '.0'."
+    s = repr(float(v)); return s[:-2] if s.endswith(".0") else s
+
+def _eps_options(eps, eps_values=None) -> list:
+    "(label, value) pairs of the eps choices: `eps_values` (default `EXPLORER_EPS`) and `eps`, sorted, each once."
+    from wevent_nb.core import check_eps
+    vals = list(EXPLORER_EPS if eps_values is None else eps_values)
+    if not vals: raise ValueError("eps_values=[] is not allowed: give at least one eps (e.g. a grid's eps values)")
+    vals = {check_eps(v, "eps_values") for v in vals} | {check_eps(eps)}
+    return [(_eps_label(v), v) for v in sorted(vals)]
+
+Y_LABEL = {"histogram": "count", "personalized": "count", "categorical": "frequency", "numeric": "mean", "scalar": "value"}
+
 class Explorer(widgets.VBox):
     "Widget: a mechanism's release against the truth and its ledger's window use, driven by eps/w sliders and a method menu."
-    def __init__(self, mechanisms, stream, eps=1.0, w=10, truth=None, rng=0, **fixed):
+    def __init__(self, mechanisms, stream, eps=1.0, w=10, truth=None, rng=0, eps_values=None, **fixed):
         self.specs = {_label(m): m for m in mechanisms}
         if not self.specs: raise ValueError("mechanisms=[] is not allowed: give at least one registry name or class")
         self.stream, self.rng, self.fixed = stream, rng, fixed
         self.truth = np.asarray(default_truth(stream) if truth is None else truth, dtype=float)
         T = len(self.truth); dim = self.truth.shape[1] if self.truth.ndim == 2 else 1
         self.method = widgets.Dropdown(options=list(self.specs), description="method")
-        self.eps_slider = widgets.FloatLogSlider(value=eps, base=10, min=min(-2, math.log10(eps)), max=max(1, math.log10(eps)), step=0.05, description="eps")
+        # the grid's own eps values, exactly (a log slider snaps: 3 became 3.1622776601683826)
+        self.eps_slider = widgets.SelectionSlider(options=_eps_options(eps, eps_values), value=float(eps), description="eps")
         self.w_slider = widgets.IntSlider(value=w, min=1, max=max(w, min(T, 200)), description="w")
-        self.bin_slider = widgets.IntSlider(value=0, min=0, max=dim - 1, description="bin", disabled=dim == 1)
+        # a bin control only when there are bins to choose (CAPP's and delay's streams are scalar: none)
+        self.bin_slider = widgets.IntSlider(value=0, min=0, max=dim - 1, description="bin") if dim > 1 else None
         self.status, self.out = widgets.HTML(), widgets.Output()
         self.last_release, self.fig = None, None
-        super().__init__([widgets.HBox([self.method, self.eps_slider]), widgets.HBox([self.w_slider, self.bin_slider]), self.status, self.out])
-        for wd in (self.method, self.eps_slider, self.w_slider, self.bin_slider): wd.observe(self.update, names="value")
+        controls = [wd for wd in (self.method, self.eps_slider, self.w_slider, self.bin_slider) if wd is not None]
+        super().__init__([widgets.HBox(controls[:2]), widgets.HBox(controls[2:]), self.status, self.out])
+        for wd in controls: wd.observe(self.update, names="value")
         self.update()
 
     def update(self, *_):
@@ -654,11 +719,12 @@ class Explorer(widgets.VBox):
         from matplotlib.figure import Figure
         from IPython.display import Image, display
         est, tru = np.asarray(rel.estimates, float), self.truth
-        k = int(self.bin_slider.value)
+        k = int(self.bin_slider.value) if self.bin_slider is not None else 0
         e1, t1 = (est[:, k], tru[:, k]) if est.ndim == 2 else (est, tru if tru.ndim == 1 else tru[:, k])
         fig = Figure(figsize=(8, 4.6)); ax1, ax2 = fig.subplots(2, 1, sharex=True)
         ax1.plot(t1, color="k", lw=1.2, label="truth"); ax1.plot(e1, lw=0.9, alpha=0.8, label="release")
-        ax1.set_ylabel(f"bin {k}"); ax1.legend(fontsize="small")
+        ax1.set_ylabel(f"bin {k}" if self.bin_slider is not None else Y_LABEL.get(getattr(self.stream, "kind", ""), "value"))
+        ax1.legend(fontsize="small")
         led = rel.ledger
         use = led.window_use() if led.w is not None else led.spent_per_timestamp() / led.eps.max()
         ax2.plot(use, color="C2"); ax2.axhline(1.0, color="r", ls="--", lw=0.8)
@@ -674,8 +740,8 @@ class Explorer(widgets.VBox):
         buf = io.BytesIO(); self.fig.savefig(buf, format="png", dpi=80)
         img = base64.b64encode(buf.getvalue()).decode()
         return (f'<div class="explorer-static"><p>{self.status.value}</p><img alt="explorer: release and window use" '
-                f'src="data:image/png;base64,{img}"/><p><em>Interactive in Jupyter: pick a method and move eps, w and the bin; '
-                f'this is the default state.</em></p></div>')
+                f'src="data:image/png;base64,{img}"/><p><em>Interactive in Jupyter: pick a method and move '
+                f'{"eps, w and the bin" if self.bin_slider is not None else "eps and w"}; this is the default state.</em></p></div>')
 
     def _repr_mimebundle_(self, **kwargs):
         "The widget where a widget manager runs (Jupyter); a static figure and a note elsewhere (reports, docs)."
@@ -684,6 +750,6 @@ class Explorer(widgets.VBox):
         data["text/plain"] = f"Explorer({', '.join(self.specs)}): interactive in Jupyter"
         return data
 
-def explorer(mechanisms, stream, eps=1.0, w=10, truth=None, rng=0, **fixed) -> Explorer:
-    "An interactive explorer (ipywidgets VBox) of `mechanisms` on `stream`."
-    return Explorer(mechanisms, stream, eps=eps, w=w, truth=truth, rng=rng, **fixed)
+def explorer(mechanisms, stream, eps=1.0, w=10, truth=None, rng=0, eps_values=None, **fixed) -> Explorer:
+    "An interactive explorer (ipywidgets VBox) of `mechanisms` on `stream`; eps is chosen among `eps_values` (default: the papers' grids)."
+    return Explorer(mechanisms, stream, eps=eps, w=w, truth=truth, rng=rng, eps_values=eps_values, **fixed)
