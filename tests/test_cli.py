@@ -247,3 +247,159 @@ def test_report_shows_callouts_as_boxes_not_fences():
     nb.cells = [nbformat.v4.new_markdown_cell("::: {.callout-warning}\n## Erratum: x\nThe paper's $a$ is wrong.\n:::")]
     src = report_notebook(nb).cells[0].source
     assert ":::" not in src and src.startswith("> **⚠ Erratum: x**") and "> The paper's $a$ is wrong." in src
+
+
+# ---------------------------------------------------------------- bad input (issue 24): one clear line, never a traceback
+
+def _usage_error(argv, capsys) -> str:
+    "Run `argv`, expect argparse's usage error (exit 2) and return its last line."
+    with pytest.raises(SystemExit) as e: main(argv)
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "Traceback" not in err, err
+    return err.strip().splitlines()[-1]
+
+
+def test_refuses_too_few_reps_and_workers(tmp_path, capsys):
+    "reps < 2 (one seed has no spread) and workers < 1 are refused at parse time; an empty data home keeps the old code from running."
+    empty, store = tmp_path / "empty", str(tmp_path / "s.sqlite"); empty.mkdir()
+    bench = ["bench", "--data-home", str(empty), "--store", store]
+    for flag, value in [("--reps", "0"), ("--reps", "1"), ("--reps", "-2")]:
+        line = _usage_error(bench + [flag, value], capsys)
+        assert f"argument --reps: {value} is not allowed: at least 2" in line and "spread over seeds" in line
+    for value in ("0", "-1"):
+        assert f"argument --workers: {value} is not allowed: at least 1" in _usage_error(bench + ["--workers", value], capsys)
+    assert "not a whole number" in _usage_error(bench + ["--reps", "two"], capsys)
+    repro = ["reproduce", "--notebooks-dir", str(tmp_path / "missing"), "--out", str(tmp_path / "o")]
+    for value in ("0", "1", "2.5"):
+        assert f"reps {value} is not allowed: reps must be a whole number >= 2" in _usage_error(repro + ["-p", "reps", value], capsys)
+    assert "workers 0 is not allowed" in _usage_error(repro + ["-p", "workers", "0"], capsys)
+    assert main(repro + ["-p", "reps", "3", "-p", "workers", "serial"]) == 2      # accepted; the missing folder is what stops it
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_unknown_flag_is_named(capsys):
+    line = _usage_error(["--bogus"], capsys)
+    assert "unrecognized arguments: --bogus" in line and all(c in line for c in ("list", "datasets", "bench", "reproduce", "release"))
+    assert "no command given" in _usage_error([], capsys)
+    assert "unrecognized arguments: --bogus" in _usage_error(["list", "--bogus"], capsys)
+
+
+def _truncated_store(path: Path) -> bytes:
+    from wevent_nb.experiments import ResultStore
+    with ResultStore(path) as st:
+        for i in range(300):
+            st.write(dict(key=f"k{i}", dataset="d", mechanism="m", params={"eps": 1.0}, fixed={}, rep=0, seed=i, seconds=0.1,
+                          ledger_ok=True, ledger_error="", values=[("mae", 1.0)]))
+        st.con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    data = path.read_bytes()[: path.stat().st_size // 2]
+    path.write_bytes(data)
+    return data
+
+
+def test_bad_store_is_reported_and_left_untouched(tmp_path, capsys):
+    "A store that is not SQLite, a truncated one, one under a regular file or a folder: exit 1, one line naming it, nothing lost."
+    import sqlite3
+    from wevent_nb.experiments import ResultStore
+    empty = tmp_path / "empty"; empty.mkdir()
+    text = tmp_path / "notes.sqlite"; text.write_text("not a database\n")
+    trunc = tmp_path / "trunc.sqlite"; before = _truncated_store(trunc)
+    afile = tmp_path / "afile"; afile.write_text("x")
+    cases = [(text, "not a readable SQLite database"), (trunc, "not a readable SQLite database"),
+             (afile / "x.sqlite", f"{afile} is a file, not a folder"), (afile / "sub" / "x.sqlite", f"{afile} is a file, not a folder"),
+             (empty, "is a folder, not a file")]
+    for store, why in cases:
+        assert main(["bench", "--data-home", str(empty), "--store", str(store)]) == 1, store
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+        assert f"result store {store}" in err and why in err, err
+        with pytest.raises(sqlite3.DatabaseError, match=re.escape(why)): ResultStore(store)
+    assert text.read_text() == "not a database\n" and trunc.read_bytes() == before
+
+
+def test_csv_checked_before_computing(tmp_path, data_home, monkeypatch, capsys):
+    "An unwritable --csv is refused before the grids run (the benchmark is replaced by a tripwire)."
+    from wevent_nb import benchmark as B
+    def tripwire(*a, **k): raise AssertionError("the benchmark ran before the --csv check")
+    monkeypatch.setattr(B, "run_benchmark", tripwire)
+    afile = tmp_path / "afile"; afile.write_text("x")
+    for csv, why in [(tmp_path / "missing" / "r.csv", "no such folder"), (tmp_path, "is a folder"),
+                     (afile / "r.csv", "is a file, not a folder")]:
+        assert main(["bench", "--data-home", str(data_home), "--store", str(tmp_path / "s.sqlite"), "--csv", str(csv), "--quiet"]) == 1
+        err = capsys.readouterr().err
+        assert f"--csv {csv}" in err and why in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_datasets_missing_home(tmp_path, capsys):
+    assert main(["datasets", "--data-home", str(tmp_path / "nonexistent")]) == 1
+    err = capsys.readouterr().err
+    assert f"--data-home {tmp_path / 'nonexistent'}: no such folder" in err and len(err.strip().splitlines()) == 1
+
+
+def _cells(line: str) -> list[str]: return re.split(r"\s{2,}", line.strip())
+
+
+def _cut_at_a_word(cell: str, full: str, breaks: str = " ") -> bool:
+    "The cell is the whole text, or its start up to a word boundary followed by an ellipsis."
+    full = " ".join(str(full).split())
+    if cell == full: return True
+    stem = cell[:-1].rstrip(" ,;:")
+    return cell.endswith("…") and full.startswith(stem) and (full[len(stem)] in breaks + ",;:" or stem[-1] in breaks)
+
+
+def test_list_fits_the_terminal(monkeypatch, capsys):
+    from wevent_nb.core import list_mechanisms
+    infos = {i.name: i for i in list_mechanisms()}
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines and max(map(len, lines)) <= 80, max(lines, key=len)
+    assert any(l.endswith("…") for l in lines)
+    for line in lines[1:]:
+        name, paper, kind, summary = _cells(line)
+        assert _cut_at_a_word(summary, infos[name].summary) and _cut_at_a_word(paper, infos[name].paper), line
+    assert main(["list", "--long"]) == 0
+    out = capsys.readouterr().out
+    assert all(" ".join(i.summary.split()) in out for i in infos.values()) and "…" not in out
+
+
+def test_datasets_cut_at_word_boundaries(data_home, monkeypatch, capsys):
+    from wevent_nb import data
+    full = data.list_datasets(str(data_home)).set_index("name")["description"]
+    monkeypatch.setenv("COLUMNS", "100")
+    assert main(["datasets", "--data-home", str(data_home)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert max(map(len, lines)) <= 100, max(lines, key=len)
+    cut = 0
+    for line in lines[1:]:
+        cells = _cells(line)
+        assert _cut_at_a_word(cells[-1], full[cells[0]]), line
+        cut += cells[-1].endswith("…")
+    assert cut, "no description was long enough to be cut: the check proves nothing"
+
+
+def test_kernel_tcp_warning_filtered_exactly():
+    import os, threading
+    from wevent_nb.cli import forward_stderr
+    r, w = os.pipe(); r2, w2 = os.pipe()
+    t = threading.Thread(target=forward_stderr, args=(r,), kwargs=dict(to=w2)); t.start()
+    os.write(w, b"[IPKernelApp] WARNING | Kernel is running over TCP without encryption. All communication ...\n"
+                b"[IPKernelApp] WARNING | something else\nplain line\n")
+    os.close(w); t.join(10); os.close(w2)
+    with os.fdopen(r2, "rb") as f: assert f.read() == b"[IPKernelApp] WARNING | something else\nplain line\n"
+
+
+def test_reproduce_quiet_with_time_estimate(tmp_path, capfd):
+    "No kernel TCP warning on the terminal; an estimate before running, from the last run once there is one."
+    src = tmp_path / "nbs"; src.mkdir()
+    _nb(src / "10_one.ipynb", ["scale = 'quick'", "print('ran')"]); _nb(src / "11_two.ipynb", ["scale = 'quick'", "print('ran')"])
+    argv = ["reproduce", "--notebooks-dir", str(src), "--out", str(tmp_path / "o")]
+    assert main(argv) == 0
+    out, err = capfd.readouterr()
+    assert "without encryption" not in err and "Kernel is running over TCP" not in err, err
+    first = out.splitlines()[0]
+    assert re.fullmatch(r"2 notebook\(s\) at the quick scale: about \d+ min \(the quick-run figures of \d{4}-\d\d-\d\d\)", first), first
+    assert main(argv) == 0
+    first = capfd.readouterr().out.splitlines()[0]
+    assert re.fullmatch(rf"2 notebook\(s\) at the quick scale: about 1 min \(2 from their last run in {re.escape(str(tmp_path / 'o'))}\)", first), first
+    assert main(argv[:-2] + ["--out", str(tmp_path / "p"), "--scale", "paper"]) == 0
+    assert "no time estimate (no earlier paper-scale run recorded" in capfd.readouterr().out

@@ -6,15 +6,18 @@ Docs: https://wevent-nb.github.io/wevent_nb/cli.html.md"""
 
 # %% ../nbs/30_cli.ipynb #ecd55e23
 from __future__ import annotations
-import argparse, ast, contextlib, datetime, html, json, os, re, sys, time
+import argparse, ast, contextlib, datetime, html, json, os, re, shutil, sqlite3, sys, time
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['PAPER_RE', 'CROSS_PAPER_RE', 'MATHJAX_VERSION', 'MATHJAX_WHEEL', 'MATHJAX_SKIP', 'REPORT_MATHJAX_SKIP', 'REMOTE',
-           'WIDGET_VIEW', 'CALLOUT', 'CALLOUT_ICONS', 'REPORT_TEMPLATE', 'paper_id', 'has_parameters_cell',
-           'find_notebooks', 'parse_value', 'run_report', 'MathJaxUnavailable', 'cache_home', 'mathjax_dir',
-           'copy_mathjax', 'split_directives', 'callouts_as_quotes', 'report_notebook', 'report_mathjax_head',
-           'export_html', 'write_index', 'reproduce', 'scheduler_env', 'build_parser', 'main']
+__all__ = ['PAPER_RE', 'CROSS_PAPER_RE', 'KERNEL_TCP_WARNING', 'MATHJAX_VERSION', 'MATHJAX_WHEEL', 'MATHJAX_SKIP',
+           'REPORT_MATHJAX_SKIP', 'REMOTE', 'WIDGET_VIEW', 'CALLOUT', 'CALLOUT_ICONS', 'REPORT_TEMPLATE',
+           'QUICK_REPORT_SECONDS', 'QUICK_REPORT_OTHER', 'SPREAD_WHY', 'REPORT_PARAM_MIN', 'COMMANDS', 'paper_id',
+           'has_parameters_cell', 'find_notebooks', 'parse_value', 'forward_stderr', 'quiet_kernel_manager',
+           'run_report', 'MathJaxUnavailable', 'cache_home', 'mathjax_dir', 'copy_mathjax', 'split_directives',
+           'callouts_as_quotes', 'report_notebook', 'report_mathjax_head', 'export_html', 'write_index',
+           'last_run_seconds', 'report_estimate', 'reproduce', 'scheduler_env', 'at_least', 'ReportParam',
+           'folder_problem', 'output_problem', 'terminal_width', 'shorten', 'fit_table', 'build_parser', 'main']
 
 # %% ../nbs/30_cli.ipynb #fdf3a66b
 PAPER_RE = re.compile(r"^1(\d)_.*\.ipynb$")
@@ -58,6 +61,27 @@ def parse_value(text: str):
     return text
 
 # %% ../nbs/30_cli.ipynb #7cc62832
+KERNEL_TCP_WARNING = b"Kernel is running over TCP without encryption."   # ipykernel's IPKernelApp.init_sockets logs it at each start
+
+def forward_stderr(fd: int, drop: bytes = KERNEL_TCP_WARNING, to: int = 2) -> None:
+    "Copy the lines read from the pipe `fd` to the file descriptor `to` (standard error), except those containing `drop`."
+    with os.fdopen(fd, "rb") as pipe:
+        for line in pipe:
+            if drop not in line: os.write(to, line)
+
+def quiet_kernel_manager():
+    "jupyter_client's AsyncKernelManager whose kernels' standard error passes through `forward_stderr`: all but the TCP warning."
+    import threading
+    from jupyter_client import AsyncKernelManager
+    class QuietKernelManager(AsyncKernelManager):
+        async def _async_launch_kernel(self, kernel_cmd, **kw):
+            if kw.get("stderr") is not None: return await super()._async_launch_kernel(kernel_cmd, **kw)
+            r, w = os.pipe()
+            threading.Thread(target=forward_stderr, args=(r,), daemon=True).start()
+            try: return await super()._async_launch_kernel(kernel_cmd, **kw, stderr=w)
+            finally: os.close(w)            # the kernel holds its copy; the thread ends when the kernel does
+    return QuietKernelManager
+
 def run_report(nb, out_dir, parameters: dict, cwd=None, kernel: str = "python3", timeout: float | None = None) -> dict:
     "Execute one notebook with papermill into `out_dir` (ipynb + html); return its status record."
     import papermill as pm
@@ -71,7 +95,8 @@ def run_report(nb, out_dir, parameters: dict, cwd=None, kernel: str = "python3",
             raise RuntimeError(f"{nb.name} has no cell tagged 'parameters': papermill would ignore the injected values "
                                "(did nbdev-clean strip the tag? set allowed_cell_metadata_keys = [\"tags\"] in pyproject.toml)")
         pm.execute_notebook(str(nb), str(out_nb), parameters=parameters, cwd=str(cwd or nb.parent), kernel_name=kernel,
-                            progress_bar=False, log_output=False, execution_timeout=timeout)
+                            progress_bar=False, log_output=False, execution_timeout=timeout,
+                            kernel_manager_class=quiet_kernel_manager())
     except Exception as e:
         rec.update(status="failed", error=f"{type(e).__name__}: {e}".strip())
     rec["seconds"] = round(time.perf_counter() - t0, 2)
@@ -314,6 +339,30 @@ body{{font-family:system-ui,sans-serif;margin:2em}} table{{border-collapse:colla
     p = Path(out_dir) / "index.html"; p.write_text(page, encoding="utf-8")
     return p
 
+# `make reports` (quick, six notebooks) took 10 min 55 s on the 2-core machine of issue 24 (taken 2026-11-26), 268 s of them
+# 21_benchmark: the per-notebook figures below, used until a run in the output folder records its own
+QUICK_REPORT_SECONDS = {"21_benchmark": 268}
+QUICK_REPORT_OTHER = 77          # (655 s - 268 s) / 5 paper notebooks
+
+def last_run_seconds(ipynb, scale: str) -> float | None:
+    "papermill's recorded duration of an earlier successful run at `scale` (an executed notebook in a report folder), else None."
+    try: pm = json.loads(Path(ipynb).read_text(encoding="utf-8"))["metadata"]["papermill"]
+    except (OSError, ValueError, KeyError, TypeError): return None
+    ok = not pm.get("exception") and (pm.get("parameters") or {}).get("scale") == scale
+    return float(pm["duration"]) if ok and isinstance(pm.get("duration"), (int, float)) else None
+
+def report_estimate(nbs, out, scale: str) -> str:
+    "One line: about how long the reports of `nbs` take, from their last runs in `out`, else the quick-run figures above."
+    recorded = {nb.stem: last_run_seconds(Path(out) / nb.name, scale) for nb in nbs}
+    n_rec = sum(v is not None for v in recorded.values())
+    secs = {k: v if v is not None or scale != "quick" else QUICK_REPORT_SECONDS.get(k, QUICK_REPORT_OTHER) for k, v in recorded.items()}
+    known, unknown = {k: v for k, v in secs.items() if v is not None}, [k for k, v in secs.items() if v is None]
+    head = f"{len(nbs)} notebook(s) at the {scale} scale"
+    if not known: return f"{head}: no time estimate (no earlier {scale}-scale run recorded in {out})"
+    src = ([f"{n_rec} from their last run in {out}"] if n_rec else []) + (["the quick-run figures of 2026-11-26"] if len(known) > n_rec else [])
+    return (f"{head}: about {max(1, round(sum(known.values()) / 60))} min" + (f" for {len(known)} of them" if unknown else "")
+            + f" ({', '.join(src)})" + (f"; no recorded time for {', '.join(unknown)}" if unknown else ""))
+
 def reproduce(nbs_dir="nbs", out="reports", paper=None, scale="quick", params: dict | None = None, foundation=False,
               kernel="python3", timeout=None, scheduler: str | None = None, log=print) -> list[dict]:
     "Run every report notebook through papermill into `out` and write the index; return the status records."
@@ -322,6 +371,7 @@ def reproduce(nbs_dir="nbs", out="reports", paper=None, scale="quick", params: d
     if not nbs: raise FileNotFoundError(f"no report notebook in {str(nbs_dir)!r}" + (f" matches paper={paper!r}" if paper else ""))
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
     parameters = {"scale": scale, **(params or {})}
+    log(report_estimate(nbs, out, scale))
     recs = []
     with scheduler_env(scheduler, log):
         for nb in nbs:
@@ -347,25 +397,94 @@ def scheduler_env(address: str | None, log=print):
         if before is None: del os.environ[SCHEDULER_ENV]
         else: os.environ[SCHEDULER_ENV] = before
 
+# %% ../nbs/30_cli.ipynb #83d2b1cb
+SPREAD_WHY = "the intervals and verdicts come from the spread over seeds, and one seed has none"
+REPORT_PARAM_MIN = {"reps": (2, SPREAD_WHY), "workers": (1, "processes; or \"serial\"")}   # checked in `reproduce -p KEY VALUE`
+
+def at_least(minimum: int, why: str = ""):
+    "An argparse `type`: a whole number >= `minimum`; else the usage error says what is allowed (and `why`)."
+    def whole(text: str) -> int:
+        try: v = int(text)
+        except ValueError: raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if v < minimum: raise argparse.ArgumentTypeError(f"{v} is not allowed: at least {minimum}" + (f" ({why})" if why else ""))
+        return v
+    whole.__name__ = f"whole number >= {minimum}"
+    return whole
+
+class ReportParam(argparse.Action):
+    "`-p KEY VALUE` of `reproduce`, refused at parse time when KEY has a lower bound in REPORT_PARAM_MIN that VALUE breaks."
+    def __call__(self, parser, namespace, values, option_string=None):
+        key, text = values
+        if key in REPORT_PARAM_MIN:
+            v, (lo, why) = parse_value(text), REPORT_PARAM_MIN[key]
+            whole = isinstance(v, int) and not isinstance(v, bool)
+            if not (v is None or key == "workers" and v == "serial" or whole and v >= lo):
+                raise argparse.ArgumentError(self, f"{key} {text} is not allowed: {key} must be a whole number >= {lo} ({why})")
+        setattr(namespace, self.dest, [*(getattr(namespace, self.dest) or []), values])
+
+def folder_problem(path, flag: str) -> str | None:
+    "Why the folder `path` (given as `flag`) cannot be read: missing or a file; None when it can."
+    p = Path(path)
+    if p.is_dir(): return None
+    return f"{flag} {path}: " + ("is a file, not a folder" if p.exists() else "no such folder")
+
+def output_problem(path, flag: str) -> str | None:
+    "Why the file `path` (given as `flag`) cannot be written: a folder, or its folder missing or not writable; None when it can."
+    p = Path(path)
+    if p.is_dir(): return f"{flag} {path}: is a folder; name a file in it"
+    if (why := folder_problem(p.parent, f"{flag} {path}: its folder")): return why
+    if not os.access(p.parent, os.W_OK | os.X_OK) or p.exists() and not os.access(p, os.W_OK): return f"{flag} {path}: not writable"
+    return None
+
+def terminal_width(default: int = 100) -> int:
+    "The terminal's width in columns ($COLUMNS first), `default` when the output is not a terminal."
+    return shutil.get_terminal_size((default, 24)).columns
+
+def _ellipsis() -> str:
+    try: "…".encode(sys.stdout.encoding or "ascii"); return "…"
+    except (UnicodeEncodeError, LookupError): return "..."
+
+def shorten(text, width: int, breaks: str = " ", from_end: bool = False) -> str:
+    "`text` on one line, cut to at most `width` characters at a word boundary (a character of `breaks`), with an ellipsis where it was cut (at the start with `from_end`)."
+    text, e = " ".join(str(text).split()), _ellipsis()
+    if len(text) <= width: return text
+    if from_end: return shorten(text[::-1], width, breaks)[::-1]
+    cut = text[:max(0, width - len(e))]
+    last = max(cut.rfind(b) for b in breaks)
+    if cut and cut[-1] not in breaks and text[len(cut)] not in breaks and last > 0: cut = cut[:last]   # a word cut in two: drop it
+    return cut.rstrip(" ,;:") + e
+
+def fit_table(rows, columns: list[str], width: int | None = None, shrink=(), paths=()) -> str:
+    "`rows` under `columns` as a left-aligned table at most `width` wide (the terminal's): the `shrink` and `paths` columns, widest first, are cut (`paths` at a `/`, keeping the end)."
+    width = terminal_width() if width is None else width
+    cells = [[" ".join(str(v).split()) for v in r] for r in rows]
+    widths = [max([len(c)] + [len(r[i]) for r in cells]) for i, c in enumerate(columns)]
+    floor = {columns.index(c): max(len(c), 12) for c in (*shrink, *paths)}
+    over = sum(widths) + 2 * (len(widths) - 1) - width
+    while over > 0 and (can := [i for i in floor if widths[i] > floor[i]]):
+        i = max(can, key=widths.__getitem__); widths[i] -= 1; over -= 1
+    cut = [dict(breaks=" /", from_end=True) if c in paths else {} for c in columns]
+    return "\n".join("  ".join(shorten(v, w, **k).ljust(w) for v, w, k in zip(r, widths, cut)).rstrip() for r in [columns, *cells])
+
 # %% ../nbs/30_cli.ipynb #b3817fba
 def _cmd_list(args) -> int:
     from wevent_nb.core import list_mechanisms
-    import pandas as pd
     infos = list_mechanisms(paper=args.paper)
     if not infos:
         print("no mechanism registered" + (f" for paper {args.paper!r}" if args.paper else "")); return 1 if args.paper else 0
-    df = pd.DataFrame([(i.name, i.paper, i.stream_kind, i.summary) for i in infos], columns=["name", "paper", "stream kind", "summary"])
-    print(df.to_string(index=False)); return 0
+    rows = [(i.name, i.paper, i.stream_kind, i.summary) for i in infos]
+    print(fit_table(rows, ["name", "paper", "stream kind", "summary"], sys.maxsize if args.long else None, shrink=["summary", "paper"])); return 0
 
 def _cmd_datasets(args) -> int:
     try: from wevent_nb import data
     except ImportError as e: print(f"wevent-nb datasets: the data module is not available ({e})", file=sys.stderr); return 1
+    if args.data_home is not None and (why := folder_problem(args.data_home, "--data-home")):
+        print(f"wevent-nb datasets: {why} (name an existing folder, or leave it out for WEVENT_NB_DATA)", file=sys.stderr); return 1
     df = data.list_datasets(args.data_home)
-    if not args.long:
-        cols = [c for c in ("name", "papers", "kind", "available", "path", "description") if c in df.columns]
-        if cols: df = df[cols]
-        if "description" in df.columns: df = df.assign(description=df["description"].astype(str).str.slice(0, 60))
-    print(df.to_string(index=False) if len(df) else "no data sets"); return 0
+    if not len(df): print("no data sets"); return 0
+    if args.long: print(df.to_string(index=False)); return 0
+    cols = [c for c in ("name", "papers", "kind", "available", "path", "description") if c in df.columns]
+    print(fit_table(df[cols].itertuples(index=False), cols, shrink=["description"], paths=["path"])); return 0
 
 def _cmd_reproduce(args) -> int:
     params = {k: parse_value(v) for k, v in (args.param or [])}
@@ -376,6 +495,17 @@ def _cmd_reproduce(args) -> int:
     return 1 if bad else 0
 
 def _cmd_bench(args) -> int:
+    "Check the arguments against the file system and open the store before any computing; then `_bench`."
+    from wevent_nb.experiments import ResultStore
+    why = (folder_problem(args.data_home, "--data-home") if args.data_home is not None else None) or (args.csv and output_problem(args.csv, "--csv"))
+    if why: print(f"wevent-nb bench: {why}", file=sys.stderr); return 1
+    store = Path(args.store or Path("reports") / f"benchmark_{args.scale}.sqlite")
+    with contextlib.suppress(OSError): store.parent.mkdir(parents=True, exist_ok=True)   # if it fails, the store says why
+    try: st = ResultStore(store)
+    except sqlite3.DatabaseError as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 1
+    with contextlib.closing(st): return _bench(args, st)
+
+def _bench(args, store) -> int:
     from wevent_nb import benchmark as B
     from wevent_nb.experiments import dask_client
     try: grids, missing = B.benchmark_grids(args.scale, args.family or B.FAMILIES, args.reps, args.data_home)
@@ -385,11 +515,11 @@ def _cmd_bench(args) -> int:
     try: client = dask_client(args.scheduler) if args.scheduler else None
     except (OSError, ImportError) as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 2
     ex = client.get_executor() if client else ("serial" if args.workers == 1 else args.workers)
-    store = Path(args.store or Path("reports") / f"benchmark_{args.scale}.sqlite"); store.parent.mkdir(parents=True, exist_ok=True)
     where = f"Dask scheduler {args.scheduler} ({len(client.nthreads())} workers)" if client else f"{args.workers} local process(es)"
-    print(f"{B.n_cells(grids):,} cells ({args.scale}) on {where}; store {store}")
+    print(f"{B.n_cells(grids):,} cells ({args.scale}) on {where}; store {store.path}")
     try:
         t0 = time.perf_counter(); df, failed = B.run_benchmark(grids, store, ex, progress=not args.quiet); wall = time.perf_counter() - t0
+    except sqlite3.DatabaseError as e: print(f"wevent-nb bench: result store {store.path}: {e}", file=sys.stderr); return 1
     finally:
         if client: client.close()
     n = df.attrs["computed"]
@@ -397,7 +527,9 @@ def _cmd_bench(args) -> int:
     ranks = B.rankings(df)
     best = ranks[ranks["place"] <= 3].groupby(["family", "dataset"], sort=False)["mechanism"].agg(" > ".join).reset_index(name="best three")
     print(best.to_string(index=False)); print(B.beaten_by_nothing(df).to_string(index=False))
-    if args.csv: df.to_csv(args.csv, index=False); print(f"tidy results: {args.csv}")
+    if args.csv:
+        try: df.to_csv(args.csv, index=False); print(f"tidy results: {args.csv}")
+        except OSError as e: print(f"wevent-nb bench: --csv {args.csv}: {e.strerror or e} (the results are in the store {store.path})", file=sys.stderr); return 1
     if len(failed): print(f"{len(failed)} cell(s) raised (a re-run retries them):\n{failed.to_string(index=False)}", file=sys.stderr); return 1
     if not df["ledger_ok"].all(): print("some ledger checks failed", file=sys.stderr); return 1
     return 0
@@ -416,31 +548,37 @@ def _cmd_release(args) -> int:
           + (" (resumed)" if res["resumed"] else ""), file=sys.stderr)
     return 1 if res["bad"] else 0
 
+COMMANDS = ("list", "datasets", "bench", "reproduce", "release")
+
 def build_parser() -> argparse.ArgumentParser:
     "The `wevent-nb` argument parser."
     p = argparse.ArgumentParser(prog="wevent-nb", description="w-event private stream release: registry, data sets, reports")
-    sub = p.add_subparsers(dest="command", required=True)
+    sub = p.add_subparsers(dest="command", metavar="{" + ",".join(COMMANDS) + "}")   # a missing command: main says so
     s = sub.add_parser("list", help="list the registered mechanisms"); s.add_argument("--paper", help="paper substring filter")
+    s.add_argument("--long", action="store_true", help="every column in full (default: cut to the terminal's width)")
     s.set_defaults(fn=_cmd_list)
-    s = sub.add_parser("datasets", help="list the data sets and where they are"); s.add_argument("--data-home", default=None, help="data folder")
-    s.add_argument("--long", action="store_true", help="every column (source URL, licence, ...)")
+    s = sub.add_parser("datasets", help="list the data sets and where they are")
+    s.add_argument("--data-home", default=None, help="data folder (must exist; default: WEVENT_NB_DATA)")
+    s.add_argument("--long", action="store_true", help="every column in full (source URL, licence, ...; default: cut to the terminal's width)")
     s.set_defaults(fn=_cmd_datasets)
     s = sub.add_parser("bench", help="run the cross-paper benchmark grids into a result store and print rankings")
     s.add_argument("--scale", default="quick", choices=["quick", "paper"])
     s.add_argument("--family", action="append", help="central, local-categorical, local-numeric or event (repeatable; default: all)")
-    s.add_argument("--reps", type=int, default=None, help="seeds per cell (default: quick 2, paper 5)")
-    s.add_argument("--store", default=None, help="result store to resume and add to (default: reports/benchmark_<scale>.sqlite)")
-    s.add_argument("--workers", type=int, default=2, help="local processes (default: 2); ignored with --scheduler")
+    s.add_argument("--reps", type=at_least(2, SPREAD_WHY), default=None, help="seeds per cell, at least 2 (default: quick 2, paper 5)")
+    s.add_argument("--store", default=None, help="SQLite result store to resume and add to, created if missing, never overwritten "
+                                                 "(default: reports/benchmark_<scale>.sqlite)")
+    s.add_argument("--workers", type=at_least(1), default=2, help="local processes, at least 1 (default: 2); ignored with --scheduler")
     s.add_argument("--scheduler", default=None, metavar="ADDRESS", help="run the cells on this Dask scheduler (e.g. tcp://host:8786)")
     s.add_argument("--data-home", default=None, help="data folder (default: WEVENT_NB_DATA)")
-    s.add_argument("--csv", default=None, help="also write the tidy results here")
+    s.add_argument("--csv", default=None, help="also write the tidy results here (its folder must exist and be writable: checked before running)")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.set_defaults(fn=_cmd_bench)
     s = sub.add_parser("reproduce", help="run the paper notebooks with papermill into HTML reports")
     s.add_argument("--paper", help="file-name substring or paper id (000..004)")
     s.add_argument("--scale", default="quick", choices=["quick", "paper"])
     s.add_argument("--out", default="reports", help="output folder (default: reports)")
-    s.add_argument("-p", "--param", nargs=2, action="append", metavar=("KEY", "VALUE"), help="inject a parameter (repeatable)")
+    s.add_argument("-p", "--param", nargs=2, action=ReportParam, metavar=("KEY", "VALUE"),
+                   help="inject a parameter (repeatable); reps must be >= 2, workers >= 1 or serial")
     s.add_argument("--notebooks-dir", default="nbs", help="notebooks folder (default: nbs)")
     s.add_argument("--foundation", action="store_true", help="also run foundation notebooks with a parameters cell")
     s.add_argument("--kernel", default="python3", help="Jupyter kernel name (default: python3)")
@@ -470,7 +608,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     "Entry point of the `wevent-nb` command; returns the exit code."
-    args = build_parser().parse_args(argv)
+    p = build_parser()
+    args, unknown = p.parse_known_args(argv)
+    commands = f"the commands are {', '.join(COMMANDS)} (wevent-nb COMMAND --help)"
+    if unknown: p.error(f"unrecognized arguments: {' '.join(unknown)}" + ("" if args.command else f"; {commands}"))
+    if args.command is None: p.error(f"no command given: {commands}")
     try: return args.fn(args)
     except BrokenPipeError:  # e.g. `wevent-nb list | head`
         sys.stdout = open(os.devnull, "w"); return 0

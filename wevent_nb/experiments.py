@@ -167,13 +167,17 @@ CREATE TABLE IF NOT EXISTS results (key TEXT, pos INTEGER, metric TEXT, value RE
 class ResultStore:
     "Finished grid cells in an SQLite database (WAL mode), committed one cell at a time."
     def __init__(self, path):
-        self.path = str(path)
-        self.con = sqlite3.connect(self.path, timeout=60, check_same_thread=False)
-        self.con.execute("PRAGMA journal_mode=WAL"); self.con.execute("PRAGMA synchronous=NORMAL")
-        self.con.executescript(_SCHEMA)
-        if "private" not in {r[1] for r in self.con.execute("PRAGMA table_info(cells)")}:   # a store written before the column existed
-            self.con.execute("ALTER TABLE cells ADD COLUMN private INTEGER DEFAULT 1")
-        self.con.commit()
+        self.path, self.con = str(path), None
+        try:
+            self.con = sqlite3.connect(self.path, timeout=60, check_same_thread=False)
+            self.con.execute("PRAGMA journal_mode=WAL"); self.con.execute("PRAGMA synchronous=NORMAL")
+            self.con.executescript(_SCHEMA)
+            if "private" not in {r[1] for r in self.con.execute("PRAGMA table_info(cells)")}:   # a store written before the column existed
+                self.con.execute("ALTER TABLE cells ADD COLUMN private INTEGER DEFAULT 1")
+            self.con.commit()
+        except sqlite3.DatabaseError as e:    # the same exception type, with the path and what is wrong; the file is left as it is
+            if self.con is not None: self.con.close()
+            raise type(e)(f"result store {self.path}: {_store_problem(self.path, e)}") from e
 
     def done_keys(self) -> set[str]:
         "Keys of the finished cells."
@@ -214,6 +218,18 @@ class ResultStore:
     def __enter__(self): return self
     def __exit__(self, *exc): self.close()
     def __repr__(self): return f"ResultStore({self.path!r}, {len(self)} cells)"
+
+def _store_problem(path: str, e: Exception) -> str:
+    "Why SQLite could not open the result store at `path` (`e` is its error), in words."
+    p = Path(path)
+    above = next((a for a in p.parents if a.exists()), None)
+    if p.is_dir(): return "is a folder, not a file"
+    if above is not None and not above.is_dir(): return f"{above} is a file, not a folder"
+    if not p.parent.exists(): return f"the folder {p.parent} does not exist"
+    if not os.access(p if p.exists() else p.parent, os.W_OK): return f"{'it' if p.exists() else 'its folder'} is not writable ({e})"
+    if any(s in str(e) for s in ("not a database", "malformed")):
+        return f"not a readable SQLite database ({e}): another kind of file, or a truncated or damaged store; it was left untouched"
+    return str(e)
 
 def _sortable(v):
     return (0, v, "") if isinstance(v, numbers.Real) and not isinstance(v, bool) else (1, 0, json.dumps(v))
