@@ -116,10 +116,10 @@ class BatchDraws:
     def take(self, site, scale, rows, counts) -> tuple:
         "The draws `draw` returns for one count per entry (rows nondecreasing), not gathered: (src, first, sc), entry e's j-th draw being src[first[e] + j] * sc[e] (a compiled loop reads them in place)."
         rows, c = np.asarray(rows, np.int64), np.asarray(counts, np.int64)
-        sc = np.ascontiguousarray(np.broadcast_to(np.asarray(scale, float), c.shape))
         start = np.cumsum(c) - c                                     # where each entry's draws begin in the output
         if self.units is None:                                       # drawn now, where they are used: their scales already in (x 1.0 is exact)
             return self.draw(site, scale, rows, c), start, np.ones(c.size)
+        sc = np.ascontiguousarray(np.broadcast_to(np.asarray(scale, float), c.shape))
         before = start - start[np.searchsorted(rows, rows)]          # draws of earlier entries of the same batch in this call
         first = self.next[rows] + before
         self.next += np.bincount(rows, c, self.next.size).astype(np.int64)
