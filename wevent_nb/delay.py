@@ -110,11 +110,20 @@ class BatchDraws:
             u = self.units[(self.next[rows][:, None] + np.arange(int(c))).ravel()]
             self.next[rows] += int(c)
             return u * scale if scale.ndim == 0 else (u.reshape(rows.size, int(c)) * scale[:, None]).ravel()
+        units, first, sc = self.take(site, scale, rows, c)
+        return units[np.repeat(first - (np.cumsum(c) - c), c) + np.arange(n)] * np.repeat(sc, c)
+
+    def take(self, site, scale, rows, counts) -> tuple:
+        "The draws `draw` returns for one count per entry (rows nondecreasing), not gathered: (src, first, sc), entry e's j-th draw being src[first[e] + j] * sc[e] (a compiled loop reads them in place)."
+        rows, c = np.asarray(rows, np.int64), np.asarray(counts, np.int64)
         start = np.cumsum(c) - c                                     # where each entry's draws begin in the output
+        if self.units is None:                                       # drawn now, where they are used: their scales already in (x 1.0 is exact)
+            return self.draw(site, scale, rows, c), start, np.ones(c.size)
+        sc = np.ascontiguousarray(np.broadcast_to(np.asarray(scale, float), c.shape))
         before = start - start[np.searchsorted(rows, rows)]          # draws of earlier entries of the same batch in this call
-        u = self.units[np.repeat(self.next[rows] + before - start, c) + np.arange(n)]
+        first = self.next[rows] + before
         self.next += np.bincount(rows, c, self.next.size).astype(np.int64)
-        return u * (scale if scale.ndim == 0 else np.repeat(scale, c))
+        return self.units, first, sc
 
     def close(self):
         "Check that every batch drew exactly its declared draws (else the step-wise and the batch run would part)."
@@ -303,13 +312,12 @@ def comporder_pairs(T, w, lo_t, hi_t, rule="paper"):
     return i[ok], np.broadcast_to(t[:, None], i.shape)[ok], np.broadcast_to(np.arange(i.shape[1]), i.shape)[ok]
 
 @njit(cache=True)
-def _comporder_bits(y, greater, z, rho, lo_t, hi_t, K):
-    "Algorithm 3's comparisons in the order (t, k), t in [lo_t, hi_t), k < K: greater[t-1-k, k] = (y[t-1-k] - y[t] + z[next] > rho[t - lo_t]); no pair before the stream."
-    p = 0
+def _comporder_bits(y, greater, src, first, sc, rho, lo_t, hi_t, K):
+    "Algorithm 3's comparisons in the order (t, k), t in [lo_t, hi_t), k < K: greater[t-1-k, k] = (y[t-1-k] - y[t] + z > rho[e]), the pair's noise z = src[first[e] + k] * sc[e] (e = t - lo_t); no pair before the stream."
     for t in range(lo_t, hi_t):
+        e = t - lo_t
         for k in range(min(K, t)):                                # the partners i = t-1-k >= 0
-            greater[t - 1 - k, k] = y[t - 1 - k] - y[t] + z[p] > rho[t - lo_t]
-            p += 1
+            greater[t - 1 - k, k] = y[t - 1 - k] - y[t] + src[first[e] + k] * sc[e] > rho[e]
 
 def comporder_bits(y, greater, eps_g, w, sens, rng, rho, lo_t, hi_t, rule="paper", batch=None):
     "Algorithm 3 for the pairs whose later element t is in [lo_t, hi_t): greater[i, t-i-1] = (y_i - y_t + noise > rho) ('x_i > x_t'); sens, rho (and, drawing from a BatchDraws, batch): one per later element."
@@ -318,18 +326,25 @@ def comporder_bits(y, greater, eps_g, w, sens, rng, rho, lo_t, hi_t, rule="paper
     cnt = np.minimum(K, t)                                        # the pairs of each t (none before the stream)
     if not cnt.any(): return greater
     per_q = 8 * w / eps_g if rule == "paper" else 4 * (2 * w - 1) / eps_g   # query noise per unit of sensitivity
-    z = as_draws(rng).draw(_svt_query_noise, per_q * np.asarray(sens, float), np.zeros(t.size, np.int64) if batch is None else batch, cnt)  # one per pair, in the order (t, k); sens bounds both elements'
-    _comporder_bits(np.ascontiguousarray(y, float), greater, np.ascontiguousarray(z, float), np.ascontiguousarray(np.broadcast_to(np.asarray(rho, float), t.shape)), lo_t, hi_t, K)
+    src, first, sc = as_draws(rng).take(_svt_query_noise, per_q * np.asarray(sens, float), np.zeros(t.size, np.int64) if batch is None else batch, cnt)  # one per pair, in the order (t, k); sens bounds both elements'
+    _comporder_bits(np.ascontiguousarray(y, float), greater, np.ascontiguousarray(src, float), first, sc, np.ascontiguousarray(np.broadcast_to(np.asarray(rho, float), t.shape)), lo_t, hi_t, K)
     return greater
 
 # %% ../nbs/14_delay.ipynb #1c83b8c2
+@njit(cache=True)
+def _read_order_into(up, greater, ks, lo_t):
+    "up[r, c] = greater[t - 1 - ks[c], ks[c]] for t = lo_t + r, True before the stream: one row at a time (the bits of greater's rows around t are near each other)."
+    for r in range(up.shape[0]):
+        t = lo_t + r
+        for c in range(ks.size):
+            i = t - 1 - ks[c]
+            up[r, c] = greater[i, ks[c]] if i >= 0 else True
+
 def _read_order(greater, w, lo_t, hi_t, rule):
     "The bits Algorithm 4 reads for each t in [lo_t, hi_t), one row per t in the rule's reading order (paper: t-1 down to t-w; artifact: t-w+1 up to t-2); True before the stream."
     ks = np.arange(w) if rule == "paper" else np.arange(w - 2, 0, -1)
-    up = np.ones((hi_t - lo_t, ks.size), bool)
-    for c, k in enumerate(ks):
-        a = max(0, k + 1 - lo_t)
-        if a < len(up): up[a:, c] = greater[lo_t + a - 1 - k:hi_t - 1 - k, k]
+    up = np.empty((hi_t - lo_t, ks.size), bool)
+    _read_order_into(up, greater, ks.astype(np.int64), lo_t)
     return up
 
 def _next_true(flags) -> list:
