@@ -141,3 +141,15 @@ def test_unproven_rows_are_never_ranked():
     df = pd.DataFrame(rows)
     assert list(B.rankings(df).mechanism) == ["private one"]
     assert list(B.rankings(df.drop(columns="private")).mechanism) == ["unproven one", "private one"]   # the filter is what leaves it out
+
+
+def test_rank_heatmap_places_are_legible():
+    "The heat map's places are printed at >= 10 pt (they were 6 pt: unreadable on a ~780 px docs page), one per ranked cell."
+    import matplotlib; matplotlib.use("Agg")
+    fam = B.FAMILIES[0]
+    ranks = pd.DataFrame([(fam, f"M{i}", f"D{j}", (i + j) % 5 + 1) for i in range(5) for j in range(4)],
+                         columns=["family", "mechanism", "dataset", "place"])
+    fig = B.rank_heatmap(ranks, fam)
+    texts = [t for t in fig.axes[0].texts]
+    assert len(texts) == 20 and min(t.get_fontsize() for t in texts) >= 10
+    import matplotlib.pyplot as plt; plt.close(fig)

@@ -403,3 +403,73 @@ def test_reproduce_quiet_with_time_estimate(tmp_path, capfd):
     assert re.fullmatch(rf"2 notebook\(s\) at the quick scale: about 1 min \(2 from their last run in {re.escape(str(tmp_path / 'o'))}\)", first), first
     assert main(argv[:-2] + ["--out", str(tmp_path / "p"), "--scale", "paper"]) == 0
     assert "no time estimate (no earlier paper-scale run recorded" in capfd.readouterr().out
+
+
+# ---------------------------------------------------------------- report titles, source links, prompts, the index (issue 24)
+
+@pytest.fixture(scope="module")
+def paper_report(tmp_path_factory):
+    "A paper-like notebook (a heading, a show_doc entry of a name nbdev finds no line for, a value, a display) run by `reproduce`."
+    from wevent_nb.cli import MathJaxUnavailable, mathjax_dir
+    try: mathjax_dir()
+    except MathJaxUnavailable as e: pytest.skip(f"MathJax is not cached and no package registry can provide it: {e}")
+    tmp = tmp_path_factory.mktemp("paper_report")
+    src = tmp / "nbs"; src.mkdir()
+    path = _nb(src / "12_tiny.ipynb", ["scale = 'quick'", "from nbdev.showdoc import show_doc\nfrom wevent_nb.capp import CAPP\nshow_doc(CAPP)",
+                                       "1 + 1", "from IPython.display import display\ndisplay(40 + 2)", "3 + 4"])
+    nb = nbformat.read(path, 4)
+    nb.cells.insert(0, nbformat.v4.new_markdown_cell("# Tiny paper: a *dual* title\n\n> A. Author and B. Author, *A Tiny Paper* (VENUE 2031): x."))
+    nbformat.write(nb, path)
+    assert main(["reproduce", "--notebooks-dir", str(src), "--out", str(tmp / "reports")]) == 0
+    return tmp / "reports", (tmp / "reports" / "12_tiny.html").read_text(encoding="utf-8")
+
+
+def test_report_renders_show_doc_source_links(paper_report):
+    "show_doc's Pandoc link `[source](url){target=...}` is an HTML link in the report, never text, and never to line None."
+    _, page = paper_report
+    assert "CAPP" in page and "{target=" not in page and "font-size:smaller\"}" not in page
+    assert "#LNone" not in page
+    assert re.search(r'<div class="wn-source" style="float:right; font-size:smaller"><a href="https://github\.com/[^"]*/capp\.py" target="_blank">source</a></div>', page)
+
+
+def test_report_title_is_the_notebooks_heading(paper_report):
+    _, page = paper_report
+    assert re.search(r"<title>\s*Tiny paper: a \*dual\* title\s*</title>", page), re.search(r"<title>.*?</title>", page, re.S).group(0)
+
+
+def test_report_has_no_output_prompts_and_no_sticky_bar(paper_report):
+    "No 'Out[n]:' on some outputs only: no output prompt at all; the folded-code bar scrolls away instead of covering headings."
+    _, page = paper_report
+    assert "42" in page and ">7<" in page.replace("\n", "")
+    assert not re.search(r"Out\[\s*(\d+|&nbsp;)?\s*\]:", page)
+    bar = re.search(r"\.wn-bar\s*\{[^}]*\}", page).group(0)
+    assert "sticky" not in bar and "fixed" not in bar
+
+
+def test_index_names_each_paper_and_its_committed_counts(tmp_path):
+    "reports/index.html: per paper notebook its heading, authors/title/venue where stated, a link to claims/00N_*.md and its CSV's counts."
+    from wevent_nb.cli import find_notebooks, notebook_info, write_index
+    from wevent_nb.experiments import claim_counts, read_claims
+    out = tmp_path / "reports"; out.mkdir()
+    nbs = [p for p in find_notebooks(ROOT / "nbs") if paper_id(p)]
+    assert len(nbs) == 5
+    recs = [dict(notebook=p.stem, source=str(p), parameters={"scale": "quick"}, status="ok", error="", seconds=1.0,
+                 ipynb=p.name, html=p.stem + ".html") for p in nbs]
+    page = write_index(out, recs).read_text(encoding="utf-8")
+    import html as H
+    for p in nbs:
+        info = notebook_info(p)
+        assert f'<a href="{p.stem}.html">{H.escape(info["title"])}</a>' in page
+        assert info["paper"] and H.escape(info["paper"]) in page
+        for k in ("authors", "venue"):
+            if info[k]: assert H.escape(info[k]) in page
+        md = next((ROOT / "claims").glob(f"{paper_id(p)}_*.md"))
+        assert re.search(rf'<a href="[^"]*claims/{md.name}">{md.name}</a>', page)
+        counts = ", ".join(f"{n} {v}" for v, n in claim_counts(read_claims(md)).items())
+        assert H.escape(counts) in page, (md.name, counts)
+    # the claims links resolve from the index's folder
+    for href in re.findall(r'href="([^"]*claims/[^"]*\.md)"', page):
+        assert (out / href).resolve().is_file(), href
+    info = {p.stem: notebook_info(p) for p in nbs}
+    assert info["13_pbd_pba"]["venue"].startswith("PVLDB") and info["14_delay"]["venue"] == "NDSS 2025"
+    assert info["10_ldp_ids"]["venue"] == "SIGMOD 2022" and "Ren" in info["10_ldp_ids"]["authors"]

@@ -108,11 +108,26 @@ def test_sidebar_lists_every_page_in_order(site):
     core = (site / "core.html").read_text(encoding="utf-8")
     bar = re.search(r'<nav id="quarto-sidebar".*?</nav>', core, re.S).group(0)
     links = re.findall(r'<a href="([^"#]+)" class="sidebar-item-text sidebar-link', bar)
-    assert links == pages
-    for p in pages:
+    # then, in a "Claims" section, every committed claims table (the papers' first), as pages of the site
+    claims = sorted((ROOT / "claims").glob("*.md"), key=lambda p: (not re.match(r"\d{3}_", p.name), p.name))
+    claim_pages = [f"claims/{p.stem}.html" for p in claims]
+    assert len([p for p in claims if re.match(r"\d{3}_", p.name)]) == 5
+    assert links == pages + claim_pages
+    assert re.search(r">\s*(?:<span[^>]*>\s*)?Claims\s*<", bar), "no Claims section title in the sidebar"
+    for p in pages + claim_pages:
         assert (site / p).is_file(), p
+    assert re.search(r'<a href="\.\./core\.html" class="sidebar-item-text sidebar-link', (site / "claims" / "002_capp.html").read_text(encoding="utf-8"))
     assert (site / "index.html").is_file() and (site / "search.json").is_file()
     assert "Ledger" in (site / "search.json").read_text(encoding="utf-8")
+
+
+def test_no_source_link_to_line_none_and_every_page_has_the_anchor_fixes(site):
+    "nbdev links a name it finds no line for (bound by assignment, e.g. capp.CAPP) to `file.py#LNone`: the site links the file."
+    for page in sorted(site.glob("*.html")) + sorted((site / "claims").glob("*.html")):
+        text = page.read_text(encoding="utf-8")
+        assert not re.search(r'href="[^"]*#LNone"', text), page.name
+        assert text.count('<script id="wevent-page-fixes">') == 1, page.name   # closes the search list, re-lands on #anchors after MathJax
+    assert re.search(r'href="https://github\.com/[^"]*/wevent_nb/capp\.py"', (site / "capp.html").read_text(encoding="utf-8"))
 
 
 def test_no_page_uses_a_cdn(site):

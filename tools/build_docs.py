@@ -37,7 +37,11 @@ offline, reading the same `nbs/_quarto.yml`, `nbs/nbdev.yml` and nbdev's generat
    (or $WEVENT_NB_CACHE/mathjax), so only the first build needs a registry. That fetch and cache are
    `wevent_nb.cli.mathjax_dir` (nbs/30_cli.ipynb), shared with the reports of `wevent-nb reproduce`. The build fails if any page
    still loads a script or stylesheet from another host.
-7. Links nbdev writes to the hosted docs (`https://<doc_host>/<baseurl>/core.html#ledger`) are made relative
+7. The committed claims tables (claims/*.md) become pages, listed in the sidebar under "Claims" after the notebooks;
+   nbdev's source links to line `#LNone` (a name it finds no line for) link to the file; every page gets a short
+   inline script that closes the search list when a hit is on the same page and lands on the #anchor again once
+   MathJax has typeset the page (typesetting moves the heading that search or a link scrolled to).
+8. Links nbdev writes to the hosted docs (`https://<doc_host>/<baseurl>/core.html#ledger`) are made relative
    when the page is in this site, so the offline site links to itself.
 
 The result goes to --out (default `_docs` in the project), replacing a previous build there (the script
@@ -296,6 +300,9 @@ def fix_pages(out: Path, hosted: str) -> list[str]:
                     return mathjax_head(prefix)
                 return ""
             text = KATEX_TAG.sub(swap, text)
+        text = re.sub(r'(href="[^"#]*)#LNone"', r'\1"', text)   # nbdev's source link for a name it finds no line of
+        if PAGE_FIXES_ID not in text and "</body>" in text:
+            text = text.replace("</body>", PAGE_FIXES + "\n</body>", 1)
         if hosted:
             def local(m):
                 path, tail = m.group(2), m.group(3)
@@ -307,6 +314,32 @@ def fix_pages(out: Path, hosted: str) -> list[str]:
         remote += [f"{page.relative_to(out)}: {html.unescape(m.group(0))[:160]}" for m in REMOTE.finditer(text)]
     return remote
 
+
+PAGE_FIXES_ID = "wevent-page-fixes"
+# Added to every page. (1) A search hit on the page itself (Enter or a click) changes only the hash: smalldocs leaves its
+# result list open over the page, hanging from the navbar over the heading it just scrolled to; close it. (2) MathJax
+# typesets after the browser has scrolled to the #anchor, and the typeset formulas above it change the page's height, so
+# the heading ends up away from the top (under the sticky navbar or below it): scroll to it again once MathJax is done,
+# unless the reader has scrolled since. The offset below the navbar is smalldocs' scroll-padding-top.
+PAGE_FIXES = f"""<script id="{PAGE_FIXES_ID}">
+(function () {{
+  var closeSearch = function () {{
+    document.querySelectorAll(".smalldocs-search-results.show").forEach(function (r) {{ r.classList.remove("show"); }});
+    var i = document.activeElement; if (i && i.closest && i.closest(".smalldocs-search")) i.blur();
+  }};
+  document.addEventListener("click", function (ev) {{ if (ev.target.closest && ev.target.closest("a.search-result")) setTimeout(closeSearch, 0); }});
+  window.addEventListener("hashchange", closeSearch);
+  var target = function () {{ try {{ return location.hash.length > 1 && document.getElementById(decodeURIComponent(location.hash.slice(1))); }} catch (e) {{ return null; }} }};
+  var moved = false;
+  ["wheel", "touchmove", "keydown", "mousedown"].forEach(function (k) {{ window.addEventListener(k, function () {{ moved = true; }}, {{passive: true}}); }});
+  var land = function () {{ var t = target(); if (t && !moved) t.scrollIntoView({{block: "start"}}); }};
+  window.addEventListener("load", function () {{
+    land();
+    var mj = window.MathJax && window.MathJax.startup && window.MathJax.startup.promise;
+    if (mj) mj.then(function () {{ requestAnimationFrame(land); }});
+  }});
+}})();
+</script>"""
 
 ID_RE = re.compile(r'\b(?:id|name)="([^"]+)"')
 HREF_RE = re.compile(r'<a\b[^>]*\bhref="([^"]*)"', re.I)
@@ -332,10 +365,34 @@ def broken_links(out: Path) -> list[str]:
     return bad
 
 
+CLAIMS_SECTION = "Claims"
+
+
+def claims_pages(project: Path) -> list[str]:
+    "The committed claims pages (claims/*.md) as site paths: the papers' tables (claims/00N_*.md) first, then the others."
+    if not (project / "claims").is_dir():
+        return []
+    mds = sorted((project / "claims").glob("*.md"), key=lambda p: (not re.match(r"\d{3}_", p.name), p.name))
+    return [f"claims/{p.name}" for p in mds]
+
+
 def add_claims(project: Path, site: Path) -> None:
-    "Make the committed claims tables (claims/*.md) pages of the site, and serve their CSVs beside them."
-    if (project / "claims").is_dir():
-        shutil.copytree(project / "claims", site / "claims", dirs_exist_ok=True)
+    """Make the committed claims tables (claims/*.md) pages of the site, serve their CSVs beside them, and list the pages
+    in the sidebar under a "Claims" section after the notebooks (nbdev's sidebar.yml lists notebooks only)."""
+    if not (project / "claims").is_dir():
+        return
+    shutil.copytree(project / "claims", site / "claims", dirs_exist_ok=True)
+    bar_file = site / "sidebar.yml"
+    if not bar_file.is_file():
+        return
+    import yaml
+    bar = yaml.safe_load(bar_file.read_text(encoding="utf-8")) or {}
+    side = bar.setdefault("website", {}).setdefault("sidebar", {})
+    contents = [c for c in (side.get("contents") or []) if not (isinstance(c, dict) and c.get("section") == CLAIMS_SECTION)]
+    if pages := claims_pages(project):
+        contents.append({"section": CLAIMS_SECTION, "contents": pages})
+    side["contents"] = contents
+    bar_file.write_text(yaml.safe_dump(bar, sort_keys=False, allow_unicode=True), encoding="utf-8")
 
 
 def add_home(site: Path, out: Path) -> None:

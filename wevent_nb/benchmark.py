@@ -291,15 +291,15 @@ def plot_family(df: pd.DataFrame, family: str, x: str = "eps", ncols: int = 4, w
     return fig
 
 def rank_heatmap(ranks: pd.DataFrame, family: str, width: float = 7.8):
-    "Each mechanism's place per data set (1 = lowest error) as a heat map, mechanisms sorted by their mean place."
+    "Each mechanism's place per data set (1 = lowest error) as a heat map, mechanisms sorted by their mean place (places in 10 pt: legible on a ~780 px page)."
     import matplotlib.pyplot as plt
     t = ranks[ranks["family"] == family].pivot(index="mechanism", columns="dataset", values="place")
     t = t.loc[t.mean(axis=1).sort_values().index]
-    fig, a = plt.subplots(figsize=(width, 0.3 * len(t) + 1.6))
+    fig, a = plt.subplots(figsize=(width, 0.36 * len(t) + 1.8))
     im = a.imshow(t.to_numpy(float), cmap="RdYlGn_r", aspect="auto")
-    a.set_xticks(range(t.shape[1]), t.columns, rotation=45, ha="right", fontsize=7); a.set_yticks(range(len(t)), t.index, fontsize=7)
+    a.set_xticks(range(t.shape[1]), t.columns, rotation=45, ha="right", fontsize=8); a.set_yticks(range(len(t)), t.index, fontsize=8)
     for (i, j), v in np.ndenumerate(t.to_numpy(float)):
-        if not np.isnan(v): a.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize=6)
+        if not np.isnan(v): a.text(j, i, f"{v:.0f}", ha="center", va="center", fontsize=10)
     fig.colorbar(im, ax=a, label="place"); a.set_title(f"{family}: place by geometric-mean {PRIMARY[family]}", fontsize=9)
     fig.tight_layout()
     return fig

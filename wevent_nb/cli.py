@@ -11,13 +11,14 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['PAPER_RE', 'CROSS_PAPER_RE', 'KERNEL_TCP_WARNING', 'MATHJAX_VERSION', 'MATHJAX_WHEEL', 'MATHJAX_SKIP',
-           'REPORT_MATHJAX_SKIP', 'REMOTE', 'WIDGET_VIEW', 'CALLOUT', 'CALLOUT_ICONS', 'REPORT_TEMPLATE',
+           'REPORT_MATHJAX_SKIP', 'REMOTE', 'WIDGET_VIEW', 'CALLOUT', 'CALLOUT_ICONS', 'SOURCE_LINK', 'REPORT_TEMPLATE',
            'QUICK_REPORT_SECONDS', 'QUICK_REPORT_OTHER', 'SPREAD_WHY', 'REPORT_PARAM_MIN', 'COMMANDS', 'paper_id',
            'has_parameters_cell', 'find_notebooks', 'parse_value', 'forward_stderr', 'quiet_kernel_manager',
-           'run_report', 'MathJaxUnavailable', 'cache_home', 'mathjax_dir', 'copy_mathjax', 'split_directives',
-           'callouts_as_quotes', 'report_notebook', 'report_mathjax_head', 'export_html', 'write_index',
-           'last_run_seconds', 'report_estimate', 'reproduce', 'scheduler_env', 'at_least', 'ReportParam',
-           'folder_problem', 'output_problem', 'terminal_width', 'shorten', 'fit_table', 'build_parser', 'main']
+           'run_report', 'MathJaxUnavailable', 'cache_home', 'mathjax_dir', 'copy_mathjax', 'notebook_info',
+           'split_directives', 'callouts_as_quotes', 'source_links_as_html', 'report_notebook', 'report_mathjax_head',
+           'export_html', 'write_index', 'last_run_seconds', 'report_estimate', 'reproduce', 'scheduler_env',
+           'at_least', 'ReportParam', 'folder_problem', 'output_problem', 'terminal_width', 'shorten', 'fit_table',
+           'build_parser', 'main']
 
 # %% ../nbs/30_cli.ipynb #fdf3a66b
 PAPER_RE = re.compile(r"^1(\d)_.*\.ipynb$")
@@ -200,6 +201,43 @@ def copy_mathjax(src: Path, dest: Path, skip: re.Pattern = MATHJAX_SKIP) -> None
         return [n for n in names if Path(folder) == src and skip.match(n)]
     shutil.copytree(src, dest, ignore=ignore, dirs_exist_ok=True)
 
+# %% ../nbs/30_cli.ipynb #3c23c61a
+_HEADING = re.compile(r"^#\s+(.+?)\s*#*\s*$", re.M)
+_CITED = re.compile(r'^(?P<authors>[^*"]*?)[\s,]*(?:\*(?P<t1>[^*]+)\*|"(?P<t2>[^"]+)")(?P<rest>.*)$', re.S)
+_VENUE = re.compile(r'^\s*(?:\((?P<v1>[^()]*\d{4})\)|,\s*(?P<v2>[^;]*?\d{4})(?=\.\s|\.$|:\s|\)|$))')
+
+def _plain_md(s: str) -> str:
+    "Markdown inline text as plain text: code spans and emphasis marks dropped, whitespace folded."
+    return " ".join(re.sub(r"`([^`]*)`", r"\1", s).replace("**", "").split())
+
+def _citation(text: str) -> dict | None:
+    "Authors, title and venue of a citation at the start of `text` (`A, B and C, *Title*, VENUE 2025` or `..., \"Title\" (VENUE 2025)`)."
+    m = _CITED.match(" ".join(text.split()))
+    if not m: return None
+    authors = m.group("authors").strip(" ,")
+    if len(authors) > 300 or re.search(r"[a-z]{3}\.\s", authors): return None      # a sentence, not a list of names
+    v = _VENUE.match(m.group("rest"))
+    return dict(authors=_plain_md(authors), paper=_plain_md(m.group("t1") or m.group("t2")),
+                venue=_plain_md((v.group("v1") or v.group("v2")) if v else ""))
+
+def notebook_info(path) -> dict:
+    """What a notebook says about itself in its first markdown cell: `title` (its `# heading`), `description` (the `> line`)
+    and, for a paper notebook, the paper: `authors`, `paper` (the paper's title) and `venue`, each "" where the notebook
+    does not state it. The citation is read from the description, else from the paragraph that starts **The paper.**"""
+    nb = json.loads(Path(path).read_text(encoding="utf-8"))
+    first = next(("".join(c["source"]) for c in nb.get("cells", []) if c.get("cell_type") == "markdown"), "")
+    h = _HEADING.search(first)
+    desc = re.search(r"^>\s*(.+(?:\n>.*)*)", first, re.M)
+    desc = " ".join(l.lstrip("> ").strip() for l in desc.group(1).splitlines()) if desc else ""
+    info = dict(title=_plain_md(h.group(1)) if h else Path(path).stem, description=_plain_md(desc), authors="", paper="", venue="")
+    para = re.search(r"\*\*The paper\.\*\*\s*(.*?)(?:\n\s*\n|\Z)", first, re.S)
+    found = [c for c in (_citation(desc), _citation(para.group(1)) if para else None) if c]
+    best = next((c for c in found if c["authors"]), found[0] if found else None)   # one that names the authors, else any
+    if best:
+        if not best["venue"]: best["venue"] = next((c["venue"] for c in found if c["venue"]), "")
+        info.update(best)
+    return info
+
 # %% ../nbs/30_cli.ipynb #b9052701
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 _DIRECTIVE = re.compile(r"^\s*#\s*\|\s*([\w-]+)\s*:?\s*(.*?)\s*$")
@@ -227,11 +265,29 @@ def callouts_as_quotes(md: str) -> str:
         return "\n".join(("> " + l).rstrip() for l in lines)
     return CALLOUT.sub(quote, md)
 
-def report_notebook(nb):
-    "A copy of an executed notebook as its report shows it: nbdev directives obeyed and removed, static outputs only."
+SOURCE_LINK = re.compile(r'(?P<line>^[ \t]*)?\[(?P<text>[^\]]*)\]\((?P<url>[^()\s]*)\)\{(?P<attrs>[^{}]*)\}(?(line)[ \t]*$)', re.M)
+
+def source_links_as_html(md: str) -> str:
+    """show_doc's Pandoc link `[source](url){target="_blank" style=...}` as HTML (nbconvert's Markdown has no attribute
+    syntax and shows it as text): on a line of its own, a `<div>` with the style around an `<a>` with the target (an
+    inline `<a>` with attributes loses its text in nbconvert's output cleaning); inside a line, a plain Markdown link.
+    A link to line `#LNone` (nbdev found no line: a name bound by assignment) links to the file."""
+    def a(m):
+        url = html.escape(re.sub(r"#LNone$", "", m.group("url")))
+        attrs = dict(re.findall(r'([\w-]+)="([^"]*)"', m.group("attrs")))
+        if m.group("line") is None: return f"[{m.group('text')}]({url})"
+        style = f' style="{html.escape(attrs["style"])}"' if "style" in attrs else ""
+        target = f' target="{html.escape(attrs["target"])}"' if "target" in attrs else ""
+        return f'<div class="wn-source"{style}><a href="{url}"{target}>{html.escape(m.group("text"))}</a></div>'
+    return SOURCE_LINK.sub(a, md)
+
+def report_notebook(nb, title: str | None = None):
+    "A copy of an executed notebook as its report shows it: nbdev directives obeyed and removed, static outputs only, titled `title` (default: its first heading)."
     import copy
     nb = copy.deepcopy(nb)
     nb.metadata.pop("widgets", None)             # no kernel, no widget manager: saved widget state cannot render
+    heading = next((_HEADING.search(c.source) for c in nb.cells if c.cell_type == "markdown" and _HEADING.search(c.source)), None)
+    nb.metadata["title"] = title or (_plain_md(heading.group(1)) if heading else nb.metadata.get("title", "wevent_nb report"))
     cells = []
     for cell in nb.cells:
         if cell.cell_type == "markdown": cell.source = callouts_as_quotes(cell.source)
@@ -243,6 +299,7 @@ def report_notebook(nb):
             if _false(d.get("echo", "")): cell.metadata.setdefault("transient", {})["remove_source"] = True
             for out in cell.get("outputs", []):
                 data = out.get("data") or {}
+                if "text/markdown" in data: data["text/markdown"] = source_links_as_html(data["text/markdown"])
                 if WIDGET_VIEW in data and set(data) - {WIDGET_VIEW, "text/plain"}:
                     del data[WIDGET_VIEW]            # keep the static rendering (text/html, image/png ...) instead
             if not code.strip() and not cell.outputs: continue
@@ -261,7 +318,7 @@ REPORT_TEMPLATE = r"""{%- extends 'lab/index.html.j2' -%}
 details.wn-code > summary { cursor: pointer; color: #777; font-size: 0.8em; padding: 1px 0; margin-left: var(--jp-cell-prompt-width, 64px); user-select: none; }
 details.wn-code > summary:hover { color: #1a5fb4; }
 details.wn-code[open] > summary { margin-bottom: 2px; }
-.wn-bar { position: sticky; top: 0; z-index: 10; display: flex; gap: 1em; align-items: center; justify-content: flex-end;
+.wn-bar { display: flex; gap: 1em; align-items: center; justify-content: flex-end;
           padding: 4px 8px; background: rgba(255,255,255,.92); border-bottom: 1px solid #ddd; font: 0.85em system-ui, sans-serif; color: #555; }
 .wn-bar button { font: inherit; cursor: pointer; }
 mjx-container[display="true"] { overflow-x: auto; overflow-y: hidden; }
@@ -280,6 +337,8 @@ function wnToggleCode(b) {
 }
 </script>
 {%- endblock body_header -%}
+{#- no "Out[n]:" prompt: nbconvert gives one to execute results only, none to displayed outputs -#}
+{%- block output_area_prompt -%}<div class="jp-OutputPrompt jp-OutputArea-prompt"></div>{%- endblock output_area_prompt -%}
 {% block input_group -%}
 {%- set n = cell.source.splitlines() | length -%}
 <details class="wn-code"><summary>{{ "parameters (injected by papermill)" if "injected-parameters" in cell.metadata.get("tags", []) else "code" }}, {{ n }} line{{ "" if n == 1 else "s" }}</summary>
@@ -317,23 +376,47 @@ def export_html(ipynb, html_path, mathjax: bool = True) -> Path:
     return html_path
 
 # %% ../nbs/30_cli.ipynb #8e089931
+def _index_paper(r: dict, out_dir: Path) -> tuple[str, str]:
+    "The index's paper and claims cells of report record `r`: title and citation; committed claims table and its counts."
+    esc, src = html.escape, Path(r.get("source") or "")
+    try: info = notebook_info(src)
+    except (OSError, ValueError): info = dict(title=r["notebook"], authors="", paper="", venue="")
+    page = f'<a href="{esc(r["html"])}">{esc(info["title"])}</a>' if r.get("html") else esc(info["title"])
+    cite = ", ".join(x for x in (esc(info["authors"]), f"<i>{esc(info['paper'])}</i>" if info["paper"] else "", esc(info["venue"])) if x)
+    paper = f"<b>{page}</b>" + (f"<br><span class='cite'>{cite}</span>" if cite else "")
+    pid = paper_id(src)
+    tables = sorted((src.parent.parent / "claims").glob(f"{pid}_*.md")) if pid else []
+    if not tables: return paper, "<span class='none'>no committed claims table</span>" if pid else ""
+    md = tables[0]
+    href = os.path.relpath(md.resolve(), Path(out_dir).resolve()).replace(os.sep, "/")
+    try:
+        from wevent_nb.experiments import claim_counts, read_claims
+        counts = ", ".join(f"{n} {v}" for v, n in claim_counts(read_claims(md)).items())
+    except Exception as e: counts = f"counts unreadable: {type(e).__name__}: {e}"
+    return paper, f'<a href="{esc(href)}">{esc(md.name)}</a><br>{esc(counts)}'
+
 def write_index(out_dir, records: list[dict], title: str = "wevent_nb reports") -> Path:
-    "Write `<out_dir>/index.html`: one row per report with status, run time, parameters, links and error."
+    """Write `<out_dir>/index.html`: one row per report with the paper (the notebook's heading, authors, title and venue
+    where the notebook states them), its committed claims table (`claims/00N_*.md`) with the verdict counts of its CSV,
+    the run's status, run time, parameters, links and error."""
     esc = html.escape
     rows = []
     for r in records:
         ok = r["status"] == "ok"
         links = " ".join(f'<a href="{esc(r[k])}">{k}</a>' for k in ("html", "ipynb") if r.get(k))
         err = f"<pre>{esc(r['error'])}</pre>" if r["error"] else ""
-        rows.append(f"<tr><td>{esc(r['notebook'])}</td><td class='{'ok' if ok else 'bad'}'>{esc(r['status'])}</td>"
+        paper, claims = _index_paper(r, Path(out_dir))
+        rows.append(f"<tr><td>{paper}</td><td>{claims}</td><td>{esc(r['notebook'])}</td><td class='{'ok' if ok else 'bad'}'>{esc(r['status'])}</td>"
                     f"<td>{r['seconds']:.1f} s</td><td><code>{esc(json.dumps(r['parameters']))}</code></td><td>{links}</td><td>{err}</td></tr>")
     n_bad = sum(r["status"] != "ok" for r in records)
     page = f"""<!doctype html><html><head><meta charset="utf-8"><title>{esc(title)}</title><style>
 body{{font-family:system-ui,sans-serif;margin:2em}} table{{border-collapse:collapse}} td,th{{border:1px solid #ccc;padding:.3em .6em;vertical-align:top;text-align:left}}
 .ok{{color:#070;font-weight:bold}} .bad{{color:#b00;font-weight:bold}} pre{{white-space:pre-wrap;max-width:60em;margin:0}}
+.cite{{font-size:.9em;color:#444}} .none{{color:#777}}
 </style></head><body><h1>{esc(title)}</h1>
 <p>Generated {datetime.datetime.now().isoformat(timespec='seconds')}: {len(records)} report(s), {n_bad} failed.</p>
-<table><tr><th>notebook</th><th>status</th><th>run time</th><th>parameters</th><th>links</th><th>error</th></tr>
+<p>Claims: the committed paper-scale tables (claims/), counted from their CSVs; this run's own verdicts are in each report.</p>
+<table><tr><th>paper</th><th>committed claims</th><th>notebook</th><th>status</th><th>run time</th><th>parameters</th><th>links</th><th>error</th></tr>
 {chr(10).join(rows)}
 </table></body></html>"""
     p = Path(out_dir) / "index.html"; p.write_text(page, encoding="utf-8")
