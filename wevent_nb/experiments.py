@@ -24,8 +24,8 @@ __all__ = ['STD_COLS', 'SCHEDULER_ENV', 'CONNECT_TIMEOUT', 'CHUNKS_PER_WORKER', 
            'MOST', 'QUANTIFIERS', 'VERDICT_MARKS', 'EXPLORER_EPS', 'Y_LABEL', 'Cell', 'default_truth', 'make_mechanism',
            'resolve_metric', 'Grid', 'run_cell', 'ResultStore', 'records_to_frame', 'param_columns', 'process_pool',
            'LedgerCheckFailed', 'dask_client', 'n_workers', 'chunk_size', 'CellsFailed', 'UnguardedScript', 'run_grid',
-           'plot_vs', 'claims_table', 't_factor', 'claim_number', 'claim_sign', 'claim_cells', 'claim_counts',
-           'ClaimsView', 'show_claims', 'write_claims', 'read_claims', 'Explorer', 'explorer']
+           'grid_executor', 'plot_vs', 'claims_table', 't_factor', 'claim_number', 'claim_sign', 'claim_cells',
+           'claim_counts', 'ClaimsView', 'show_claims', 'write_claims', 'read_claims', 'Explorer', 'explorer']
 
 # %% ../nbs/20_experiments.ipynb #b6970211
 STD_COLS = ("dataset", "mechanism", "rep", "seed", "metric", "value", "seconds", "ledger_ok", "ledger_error", "private")
@@ -486,6 +486,14 @@ def run_grid(grid: Grid, store: ResultStore | str | Path | None = None, executor
     bad = df[~df["ledger_ok"] & df["private"]].drop_duplicates(["dataset", "mechanism", *grid.params, "rep"])
     if len(bad) and on_ledger_fail == "raise": raise LedgerCheckFailed(df, bad)
     return df
+
+# %% ../nbs/20_experiments.ipynb #ec56e2fd
+def grid_executor(workers):
+    "The executor a notebook's grids share: 'serial' for workers='serial', else the WEVENT_NB_SCHEDULER cluster's or a pool of `workers` (>= 1) processes; shut it down with `.shutdown()` after the last grid."
+    if workers == "serial": return "serial"
+    if isinstance(workers, bool) or not isinstance(workers, (int, str)) or not str(workers).isdigit() or int(workers) < 1:
+        raise ValueError(f"workers={workers!r} is not allowed: workers must be 'serial' or a number of processes >= 1")
+    return _own_executor(int(workers), int(workers))[0]
 
 # %% ../nbs/20_experiments.ipynb #ab7d0f97
 def plot_vs(df: pd.DataFrame, x: str = "eps", metric: str = "MRE", hue: str = "mechanism", panel: str | None = "dataset",
