@@ -402,6 +402,27 @@ class BD(CentralBaseline):
     _REMAINING = ("window", "w_slots", "history")
 
     def __init__(self, eps, w, threshold="kellaris", remaining="window"):
+        """Budget Distribution with its threshold rule and its window accounting.
+
+        Parameters
+        ----------
+        eps : float
+            The privacy budget epsilon of every window of w timestamps, in [1e-10, 300] (check_eps; ValueError
+            outside). Required, no default: the budget is the caller's choice.
+        w : int
+            The window length in timestamps, an integer >= 1 (check_w); a run raises ValueError when w > T. Required, no default.
+        threshold : str
+            The publication threshold tau(eps_t2) the noisy dissimilarity must exceed: "kellaris", Kellaris et al.'s
+            Laplace scale 1/eps_t2, or "std", the standard deviation sqrt(2)/eps_t2 of a fresh publication (the rule
+            of PBD/PBA's PWSM). One of the two (check_choice). Default "kellaris": Kellaris et al. 2014's algorithm
+            (section "BD: Budget Distribution"). Either is private: the test reads only noisy values.
+        remaining : str
+            Which past publication budgets the remaining budget eps_rm = eps/2 - sum subtracts: "window", those of
+            the last w - 1 timestamps (Kellaris et al.); "w_slots", the previous w (the PBD/PBA artifact's variant,
+            more conservative); "history", every past publication (the SPAS authors' port, erratum (i): it spends
+            less, so it stays private, and reproduces BD's figures in SPAS). One of the three (check_choice).
+            Default "window": Kellaris et al.'s accounting (section "BD: Budget Distribution", and its erratum).
+        """
         super().__init__(eps, w)
         self.threshold = check_choice(threshold, "threshold", ("kellaris", "std"))
         self.remaining = check_choice(remaining, "remaining", self._REMAINING)
@@ -462,6 +483,21 @@ class BA(BD):
     remember = True      # the last publication's timestamp and shares are updated at each publication
 
     def __init__(self, eps, w, threshold="kellaris"):
+        """Budget Absorption with its threshold rule (its accounting has no option).
+
+        Parameters
+        ----------
+        eps : float
+            The privacy budget epsilon of every window of w timestamps, in [1e-10, 300] (check_eps; ValueError
+            outside). Required, no default: the budget is the caller's choice.
+        w : int
+            The window length in timestamps, an integer >= 1 (check_w); a run raises ValueError when w > T. Required, no default.
+        threshold : str
+            The publication threshold tau(eps_t2) the noisy dissimilarity must exceed: "kellaris", Kellaris et al.'s
+            Laplace scale 1/eps_t2, or "std", the standard deviation sqrt(2)/eps_t2 of a fresh publication (the rule
+            of PBD/PBA's PWSM). One of the two (check_choice). Default "kellaris": Kellaris et al. 2014's algorithm
+            (section "BD: Budget Distribution"). Either is private: the test reads only noisy values.
+        """
         super().__init__(eps, w, threshold=threshold)
 
     @property
@@ -553,6 +589,50 @@ class FAST(CentralBaseline):
     exact_noise = True   # its one draw is a sample x + Lap(1/e) of integer counts; the Kalman filter and the PID read only those samples
 
     def __init__(self, eps, w, ratio=0.075, Q=1e5, R=1e6, P0=100.0, Kp=0.9, Ki=0.1, Kd=0.0, Ti=5, theta=5.0, xi=0.1, I0=1):
+        """FAST's sampling cap and its filter and controller constants.
+
+        Only ratio affects the budget (each sample spends eps/M); the filter and the PID read only the noisy samples
+        (post-processing), so their constants change accuracy, never privacy.
+
+        Parameters
+        ----------
+        eps : float
+            The privacy budget epsilon of every window of w timestamps, in [1e-10, 300] (check_eps; ValueError
+            outside). Required, no default: the budget is the caller's choice.
+        w : int
+            The window length in timestamps, an integer >= 1 (check_w); a run raises ValueError when w > T. Required, no default.
+        ratio : float
+            r_F, the share of a window that may be sampled: at most M = max(1, ceil(ratio * w)) samples in any w
+            consecutive timestamps, each at eps/M. A real number in the open interval (0, 1) (check_fraction).
+            Default 0.075 (M = 9 at w = 120): the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
+        Q : float
+            The Kalman filter's process noise variance: between samples the prediction's variance grows by Q a
+            step. A finite real > 0 (check_positive). Default 1e5: the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
+        R : float
+            The Kalman filter's measurement noise variance (of a sample): gain K = P/(P + R). A finite real > 0
+            (check_positive). Default 1e6: the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
+        P0 : float
+            The filter's variance at the first sample, whose posterior is that noisy sample (no prior before it: this
+            implementation's choice). A finite real > 0 (check_positive). Default 100.0: the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
+        Kp : float
+            The PID's proportional gain C_p on the feedback error. Any finite real (check_real). Default 0.9: the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
+        Ki : float
+            The PID's integral gain C_i. Any finite real (check_real). Default 0.1: the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
+        Kd : float
+            The PID's derivative gain C_d. Any finite real (check_real). Default 0.0 (no derivative term): the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
+        Ti : int
+            T_i: the PID sets the sampling interval once Ti samples are taken, its integral term the mean of the last
+            Ti feedback errors. An integer >= 1 (check_int). Default 5: the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
+        theta : float
+            The PID's interval step scale: I <- max(1, I + floor(theta (1 - exp((Delta - xi)/xi)))), in timestamps.
+            A finite real > 0 (check_positive). Default 5.0: the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
+        xi : float
+            The PID's error setpoint xi in that update (an error above it shortens the interval). A finite real > 0
+            (check_positive). Default 0.1: the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
+        I0 : int
+            The initial sampling interval I, in timestamps. An integer >= 1 (check_int). Default 1 (sample at every
+            timestamp until the PID starts): the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
+        """
         super().__init__(eps, w)
         self.ratio = check_fraction(ratio, "ratio")
         self.Q, self.R, self.P0 = check_positive(Q, "Q"), check_positive(R, "R"), check_positive(P0, "P0")
@@ -642,6 +722,42 @@ class DSAT(CentralBaseline):
     _ELAPSED = ("window", "absolute")
 
     def __init__(self, eps, w, ratio=0.15, T0=0.025, delta=0.05, theta_P=0.5, T_max=2.0, skip=2, elapsed="window"):
+        """DSAT's sampling cap and its threshold feedback constants.
+
+        Only ratio affects the budget (through C_D); the feedback moves a noise-free base that is a function of the
+        public sample counts only, so its constants change accuracy, never privacy (section "DSAT", the erratum).
+
+        Parameters
+        ----------
+        eps : float
+            The privacy budget epsilon of every window of w timestamps, in [1e-10, 300] (check_eps; ValueError
+            outside). Required, no default: the budget is the caller's choice.
+        w : int
+            The window length in timestamps, an integer >= 1 (check_w); a run raises ValueError when w > T. Required, no default.
+        ratio : float
+            The share of a window that may be sampled: at most C_D = max(1, ceil(ratio * w)) samples per window, each
+            at eps/(2 C_D); also the target sampling rate C_D/w. A real number in the open interval (0, 1)
+            (check_fraction). Default 0.15: the SPAS authors' port (section "DSAT").
+        T0 : float
+            The initial noise-free base B of the threshold, in units of the test's query (the mean absolute change
+            per bin). Any finite real (check_real). Default 0.025: the SPAS authors' port (section "DSAT").
+        delta : float
+            delta, the feedback's tolerance on the sampling rate: u = theta_P abs(abs(r) - delta)/delta. A finite
+            real > 0 (check_positive). Default 0.05: the SPAS authors' port (section "DSAT").
+        theta_P : float
+            theta_P, the feedback's step on the base. A finite real > 0 (check_positive). Default 0.5: the SPAS authors' port (section "DSAT").
+        T_max : float
+            The base's upper bound: B is clipped to [0, T_max] (the threshold noise on top never is). A finite real
+            > 0 (check_positive). Default 2.0: the SPAS authors' port (section "DSAT").
+        skip : int
+            M_s, the timestamps after the first that are not tested (copied): tests start at t > skip (0-based). An
+            integer >= 0 (check_int). Default 2: the SPAS authors' port (section "DSAT").
+        elapsed : str
+            The time the sampling rate r = n_W/span - C_D/w divides by: "window", min(t, w) (the benchmark's rule),
+            or "absolute", t (the SPAS authors' port, erratum "the SPAS authors' DSAT port": it drives the base to
+            0 at once, so DSAT samples whenever the window allows; still private). One of the two (check_choice).
+            Default "window".
+        """
         super().__init__(eps, w)
         self.ratio = check_fraction(ratio, "ratio")
         self.T0 = check_real(T0, "T0"); self.T_max = check_positive(T_max, "T_max")
@@ -779,6 +895,39 @@ class AdaPub(CentralBaseline):
     deviation_scale = 2.0   # the deviation's Laplace scale in units of w/eps_c (2: the eps_c/(2w) a step pays for)
 
     def __init__(self, eps, w, ratio_c=0.2, g=20, Kp=0.9, Ki=0.1, Kd=0.0, n_int=5, gamma=1.0):
+        """AdaPub's budget split, grouping and PID constants.
+
+        Only ratio_c affects the budget split; the pivots, the PID and the median read released values only, so the
+        other constants change accuracy, never privacy (section "AdaPub", Accounting).
+
+        Parameters
+        ----------
+        eps : float
+            The privacy budget epsilon of every window of w timestamps, in [1e-10, 300] (check_eps; ValueError
+            outside). Required, no default: the budget is the caller's choice.
+        w : int
+            The window length in timestamps, an integer >= 1 (check_w); a run raises ValueError when w > T. Required, no default.
+        ratio_c : float
+            r_c, the time-grouping tests' share: eps_c = r_c eps per window on the tests, eps_A = (1 - r_c) eps/w a
+            timestamp on the perturbation. A real number in the open interval (0, 1) (check_fraction). Default 0.2:
+            section "AdaPub" (the SPAS authors' constants).
+        g : int
+            The number of random pivots of dimension grouping (drawn between the previous release's minimum and
+            maximum); 0 turns dimension grouping off (every bin its own group). An integer >= 0 (check_int).
+            Default 20: section "AdaPub" (the SPAS authors' constants).
+        Kp : float
+            The PID's proportional gain C_p on the feedback error. Any finite real (check_real). Default 0.9: section "AdaPub" (the SPAS authors' constants).
+        Ki : float
+            The PID's integral gain C_i. Any finite real (check_real). Default 0.1: section "AdaPub" (the SPAS authors' constants).
+        Kd : float
+            The PID's derivative gain C_d. Any finite real (check_real). Default 0.0 (no derivative term): section "AdaPub" (the SPAS authors' constants).
+        n_int : int
+            The PID's integral runs over the last n_int feedback errors. An integer >= 1 (check_int). Default 5:
+            section "AdaPub" (the SPAS authors' constants).
+        gamma : float
+            gamma, the floor of the feedback error's denominator: e_t = abs(last - h_t)/max(h_t, gamma), in counts.
+            A finite real > 0 (check_positive). Default 1.0: the SPAS authors' port (its GAMMA_FEEDBACK_ERROR = 1).
+        """
         super().__init__(eps, w)
         self.ratio_c = check_fraction(ratio_c, "ratio_c")
         self.g, self.n_int = check_int(g, "g", minimum=0), check_int(n_int, "n_int", minimum=1)
@@ -911,6 +1060,24 @@ class PeGaSus(CentralBaseline):
     threshold_noise = True  # a new group's threshold is theta + Lap(4/eps_g) (False: theta alone, deliberately wrong)
 
     def __init__(self, eps, w, ratio_g=0.2, theta_mult=5.0):
+        """PeGaSus's budget split and grouper threshold.
+
+        Parameters
+        ----------
+        eps : float
+            The privacy budget epsilon of every window of w timestamps, in [1e-10, 300] (check_eps; ValueError
+            outside). Required, no default: the budget is the caller's choice.
+        w : int
+            The window length in timestamps, an integer >= 1 (check_w); a run raises ValueError when w > T. Required, no default.
+        ratio_g : float
+            r_g, the grouper's share of each timestamp's eps/w: eps_g = r_g eps/w on the grouper, eps_pp = (1 - r_g)
+            eps/w on the perturber. A real number in the open interval (0, 1) (check_fraction). Default 0.2:
+            section "PeGaSus" (r_g = 0.2).
+        theta_mult : float
+            The grouper's threshold theta in units of 1/eps_g: theta = theta_mult/eps_g (its noise, Lap(4/eps_g), is
+            drawn on top). A finite real > 0 (check_positive). Default 5.0: section "PeGaSus" (theta = 5/eps_g). It
+            changes how long groups last, never the budget.
+        """
         super().__init__(eps, w)
         self.ratio_g, self.theta_mult = check_fraction(ratio_g, "ratio_g"), check_positive(theta_mult, "theta_mult")
         self.eps_pp, self.eps_g = (1 - self.ratio_g) * self.eps / self.w, self.ratio_g * self.eps / self.w
@@ -959,6 +1126,20 @@ class Constant(CentralBaseline):
     exact_noise = True   # it draws nothing
 
     def __init__(self, eps=1.0, w=1, value=0.0):
+        """A public constant; eps and w are validated but nothing is spent.
+
+        Parameters
+        ----------
+        eps : float
+            Validated like any budget (check_eps, [1e-10, 300]) and unused: Constant spends nothing. Default 1.0, so
+            that Constant() needs no argument.
+        w : int
+            Validated like any window (check_w, an integer >= 1) and unused. Default 1.
+        value : float or array
+            The public constant released at every timestamp: a scalar, or one value per bin (1-D; its length must be
+            the stream's d, checked when a run starts). Finite reals (check_array). It must not depend on the data
+            (e.g. the midpoint of a public domain). Default 0.0 (section "Constant").
+        """
         super().__init__(eps, w)
         v = check_array(value, "value", ndim=(0, 1), dtype=float)
         self.value = float(v) if v.ndim == 0 else v.copy()

@@ -447,6 +447,31 @@ class NumericLDPMechanism(Mechanism):
     online = True                              # start(None, ...) opens an unbounded run (section Online form)
     default_smooth: str | None = "centered"   # the authors' evaluation smooths every method but SW-direct
     def __init__(self, eps, w, Lq=None, smooth="default", allow_unproven=False):
+        """The parameters every CAPP method shares (BA-SW uses this constructor as it is).
+
+        Parameters
+        ----------
+        eps : float
+            Each user's privacy budget epsilon over any window of w slots (w-event eps-LDP per user), in [1e-10, 300]
+            (check_eps; ValueError outside). Required, no default.
+        w : int
+            The window length in slots, an integer >= 1 (check_w). Required, no default.
+        Lq : int or None
+            The run length in slots: the stream is cut into runs of Lq slots, each started afresh (D = 0), as the
+            authors' code restarts on every query; a report of APP or CAPP reads up to Lq - 1 slots back. An integer
+            >= 1 (check_int), or None for w. Default None (= w): the query length of the paper's experiments
+            (section "The methods"). BA-SW does not read it.
+        smooth : str or None
+            What estimates publishes (post-processing of the reports, free): "centered", the 3-slot centred moving
+            average (the paper, Sec. IV-A), "trailing", the authors' movmean(x, [2 0]), or None, the raw reports
+            ("default": the method's own: None for SW-direct, "centered" for every other, as the authors' evaluation
+            smooths). One of those (ValueError otherwise). Default "default" (section "The methods").
+        allow_unproven : bool
+            The opt-in to a configuration no derivation covers (00_core, "Private by default", rule 2): without it
+            checking such a release raises UnprovenConfiguration, and an online start refuses it; with it the
+            release runs, flagged private=False. BA-SW has no such configuration (its books check every window).
+            True or False (check_bool). Default False: private by default.
+        """
         super().__init__(eps, w, allow_unproven)
         self.Lq = self.w if Lq is None else check_int(Lq, "Lq", minimum=1)
         self.smooth = _check_smooth(self.default_smooth if smooth == "default" else smooth)
@@ -557,6 +582,64 @@ class PPMechanism(NumericLDPMechanism):
     accounting_options = {"strict": (False,)}
     def __init__(self, eps, w, Lq=None, smooth="default", strict=True, acc_window="default", n_s=None,
                  variant="alg2", sign="corrected", shrink=None, allow_unproven=False):
+        """The options of the report-per-slot methods (section "The methods"; every option classified in "Every option, classified").
+
+        Parameters
+        ----------
+        eps : float
+            Each user's privacy budget epsilon over any window of w slots (w-event eps-LDP per user), in [1e-10, 300]
+            (check_eps; ValueError outside). Required, no default.
+        w : int
+            The window length in slots, an integer >= 1 (check_w). Required, no default.
+        Lq : int or None
+            The run length in slots: the stream is cut into runs of Lq slots, each started afresh (D = 0), as the
+            authors' code restarts on every query; a report of APP or CAPP reads up to Lq - 1 slots back. An integer
+            >= 1 (check_int), or None for w. Default None (= w): the query length of the paper's experiments
+            (section "The methods").
+        smooth : str or None
+            What estimates publishes (post-processing of the reports, free): "centered", the 3-slot centred moving
+            average (the paper, Sec. IV-A), "trailing", the authors' movmean(x, [2 0]), or None, the raw reports
+            ("default": the method's own: None for SW-direct, "centered" for every other, as the authors' evaluation
+            smooths). One of those (ValueError otherwise). Default "default" (section "The methods").
+        strict : bool
+            The accounting: True gives each report eps/n, n the most reports in any w + A slots (A, the reach: how
+            far back a report reads through D or its segment), booked on windows of w + A (section "The default:
+            strict accounting of the feedback path"); False is the paper's eps/w per report over windows of w
+            (Theorems 3, 4 and 6), covered only where A = 0 (SW-direct, ToPL, the direct randomizers) and
+            otherwise unproven: it then needs allow_unproven=True. True or False (check_bool). Default True:
+            private on a stream of any length, and the paper's budget on a stream of at most w slots.
+        acc_window : int, None or "default"
+            The feedback's accumulation window (methods with feedback): D sums the deviations of the last
+            acc_window reports of the run; None sums the whole run (Algorithm 1); the authors' code uses a sliding
+            window of floor(len/40) slots. An integer >= 1 (check_int) or None; a method with no feedback takes
+            only None (ValueError). Default "default": the method's own, 1 for IPP (IPP is APP with acc_window=1),
+            None for the others (section "IPP, APP and CAPP"). The strict accounting covers every value.
+        n_s : int or None
+            The sampling variants only (Sampling, APP-S, CAPP-S): the number of segments, hence reports, per run;
+            None chooses it by Eq. (12) (choose_ns: the n_s in 2..min(Lq, w) minimising n_s Var(n_s, eps)). An
+            integer >= 1 (check_int) or None; any other method takes only None (ValueError). Default None: Eq. (12)
+            (Sec. V).
+        variant : str
+            CAPP and CAPP-S only: "alg2", Algorithm 2's map of the clipped input to [0, 1] by (x - l)/(u - l), or
+            "authors_code", the authors' normalisation over [min(l, 0), max(u, 1)] denormalised with [l, u]. Both keep
+            SW's input in [0, 1] (Theorem 4), so both are private. One of the two; the other methods take only the
+            default (ValueError). Default "alg2": the paper's Algorithm 2.
+        sign : str
+            CAPP and CAPP-S only: the clip range of Eq. (11), "corrected" [l, u] = [T, 1 - T] (the authors' code and
+            the text's intent) or "printed" [-T, 1 + T] (the printed sign). One of the two; the other methods take
+            only the default (ValueError). Default "corrected" (erratum "the printed clip range of Eq. (11) has the
+            wrong sign").
+        shrink : float or None
+            CAPP and CAPP-S only: replaces Eq. (11)'s range by [l, u] = [shrink, 1 - shrink] (Fig. 11's delta axis). A
+            real number in (-1e6, 0.5), up to 0.5 inclusive with variant="authors_code", so that l < u (ValueError
+            otherwise); the other methods take only None. Default None: the range of Eq. (11), per sign.
+        allow_unproven : bool
+            The opt-in to a configuration no derivation covers (00_core, "Private by default", rule 2): here
+            strict=False on a method whose reports read past data (reach A > 0: IPP, APP, CAPP, the sampling
+            variants, PM-, Laplace- and SR-APP). Without it checking such a release raises UnprovenConfiguration,
+            and an online start refuses it; with it the release runs, flagged private=False with the reason. True
+            or False (check_bool). Default False: private by default.
+        """
         super().__init__(eps, w, Lq, smooth, allow_unproven)
         self.strict = check_bool(strict, "strict")
         self.acc_window = self.acc_default if acc_window == "default" else (None if acc_window is None else check_int(acc_window, "acc_window", minimum=1))

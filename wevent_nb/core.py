@@ -918,6 +918,22 @@ class Mechanism:
         super().__init_subclass__(**kw)
         cls.run, cls.finish = _checked_run(cls.run), _sealed_finish(cls.finish)   # also a run or finish inherited from a mixin
     def __init__(self, eps, w, allow_unproven=False):
+        """Validate and store the privacy parameters every mechanism shares (subclasses without their own constructor inherit these docs).
+
+        Parameters
+        ----------
+        eps : float
+            The privacy budget epsilon, a real number in [EPS_MIN, EPS_MAX] = [1e-10, 300] (check_eps; out of range
+            raises ValueError: the range whose noise scales and exp(eps) are finite doubles, "Private by default"
+            rule 3). Required, no default: the budget is the caller's choice.
+        w : int
+            The window length in timestamps: any w consecutive timestamps together spend at most eps (the w-event
+            condition, equation (1)). An integer >= 1 (check_w). Required, no default.
+        allow_unproven : bool
+            The opt-in to a configuration no derivation covers (the reason is in unproven()): without it, checking
+            such a release raises UnprovenConfiguration; with it, the release runs but stays flagged private=False.
+            True or False (check_bool). Default False: private by default ("Private by default", rule 2).
+        """
         self.eps, self.w = check_eps(eps), check_w(w)
         self.allow_unproven = check_bool(allow_unproven, "allow_unproven")
     @property

@@ -479,6 +479,38 @@ class DelayMechanism(Mechanism):
     buffers: ClassVar[dict] = {"_z": 0.0, "_est": np.nan}   # per-timestamp arrays (online: the open batch and the history it reads) and their blank
 
     def __init__(self, eps, w, truncation=False, interval=5, tau_step=5.0, clip_output=False, eps_g_frac=None):
+        """The parameters every delay method shares (Naive uses this constructor as it is; section "The methods").
+
+        Parameters
+        ----------
+        eps : float
+            Each event's privacy budget (event-level eps-DP: streams differing in one timestamp's value are
+            neighbours), split eps = eps_g + eps_s + eps_p (section "Setting: event-level DP with a delay (Section III)"). In [1e-10, 300] (check_eps; ValueError
+            outside). Required, no default.
+        w : int
+            The delay in timestamps: the batch methods release each batch of w values when its last value arrives
+            (delay <= w - 1); CompOrder releases x_t at t + w; the real-time methods release at arrival and use w
+            only to batch the tau updates of truncation. An integer >= 1 (check_w). Required, no default.
+        truncation : bool
+            Sensitivity truncation (Section VI): every interval-th batch re-selects tau by report noisy max (Eq. 3)
+            with eps_s = eps_p/2 of that batch's release budget, and the noise then uses Delta_s = tau and the
+            statistics min(x, tau). True or False (numpy booleans accepted; ValueError otherwise). Default False:
+            the methods as Figs. 2-3 run them (Fig. 4 measures truncation; section "Sensitivity truncation").
+        interval : int
+            With truncation: the batches between two tau updates (the update batch's own values are the sample).
+            An integer >= 1 (check_int). Default 5: Section VI / VII-B (section "Sensitivity truncation").
+        tau_step : float
+            With truncation: the step of tau's public candidate grid tau_step, 2 tau_step, ... up to the domain size
+            |d|, in the data's units. A finite real > 0 (check_positive). Default 5.0: the authors' code's step
+            (section "Sensitivity truncation").
+        clip_output : bool
+            Clip every release to the public domain [L, U]: free post-processing, a diagnostic (the paper's
+            methods do not clip). True or False (ValueError otherwise). Default False (section "The methods").
+        eps_g_frac : float or None
+            eps_g/eps, the share of the optimisation module (grouping, ordering or bucketing); eps_p gets the rest.
+            A real number in the open interval (0, 1) (check_fraction), or None for the method's default, 1/5 for the group methods and PeGaSus-event, 1/4 for CompOrder and BucOrder, 0 for Naive (no such module).
+            The paper does not state the split; the defaults are the authors' code's (section "Setting: event-level DP with a delay (Section III)").
+        """
         super().__init__(eps, w)
         if not isinstance(truncation, (bool, np.bool_)): raise ValueError(f"truncation={truncation!r} is not allowed: truncation must be True or False")
         if not isinstance(clip_output, (bool, np.bool_)): raise ValueError(f"clip_output={clip_output!r} is not allowed: clip_output must be True or False")
@@ -728,6 +760,22 @@ class AdaPubEvent(Naive):
     name = "AdaPub-event"
     summary = "the authors' AdaPub port: groups always close, so x_t + Lap(Delta_s/(0.8 eps)); 0.2 eps unused"
     def __init__(self, eps, w, clip_output=False):
+        """The authors' port has no option: it releases x_t + Lap(Delta_s/(0.8 eps)) at arrival, no truncation.
+
+        Parameters
+        ----------
+        eps : float
+            Each event's privacy budget (event-level eps-DP: streams differing in one timestamp's value are
+            neighbours), of which the port spends 0.8 eps on the release and leaves 0.2 eps unused (section "Setting: event-level DP with a delay (Section III)"). In [1e-10, 300] (check_eps; ValueError
+            outside). Required, no default.
+        w : int
+            The delay in timestamps: the batch methods release each batch of w values when its last value arrives
+            (delay <= w - 1); CompOrder releases x_t at t + w; the real-time methods release at arrival and use w
+            only to batch the tau updates of truncation. An integer >= 1 (check_w). Required, no default.
+        clip_output : bool
+            Clip every release to the public domain [L, U]: free post-processing, a diagnostic (the paper's
+            methods do not clip). True or False (ValueError otherwise). Default False (section "The methods").
+        """
         super().__init__(eps, w, clip_output=clip_output)
         self.eps_p = 0.8 * self.eps      # the port's release share; its filter's 0.2 eps draws nothing that is released
     @property
@@ -740,6 +788,19 @@ class ConstantMid(DelayMechanism):
     name, realtime = "Constant-mid", True
     summary = "the public domain's midpoint at every timestamp; spends no budget"
     def __init__(self, eps=1.0, w=1, clip_output=False):
+        """The midpoint reads no data: eps and w are validated and unused.
+
+        Parameters
+        ----------
+        eps : float
+            Validated like any budget (check_eps, [1e-10, 300]) and unused: Constant-mid spends nothing. Default
+            1.0, so that it needs no argument.
+        w : int
+            Validated like any delay (check_w, an integer >= 1) and unused: it releases at arrival. Default 1.
+        clip_output : bool
+            Clip every release to the public domain [L, U]: free post-processing, a diagnostic (the paper's
+            methods do not clip). True or False (ValueError otherwise). Default False (section "The methods"). The midpoint is in the domain, so it changes nothing.
+        """
         super().__init__(eps, w, clip_output=clip_output)
         self.eps_p = 0.0
     @property
@@ -751,6 +812,42 @@ class _Grouped(DelayMechanism):
     "Group-based release in a batch: a partition (eps_g), noise on group sums ('reduce') or points ('pp'), group means."
     eps_g_default, mode, unit_draws = 0.2, "reduce", True
     def __init__(self, eps, w, theta=3.0, truncation=False, interval=5, tau_step=5.0, clip_output=False, eps_g_frac=None):
+        """The group methods' parameters: DelayMechanism's and the grouping threshold theta.
+
+        Parameters
+        ----------
+        eps : float
+            Each event's privacy budget (event-level eps-DP: streams differing in one timestamp's value are
+            neighbours), split eps = eps_g + eps_s + eps_p (section "Setting: event-level DP with a delay (Section III)"). In [1e-10, 300] (check_eps; ValueError
+            outside). Required, no default.
+        w : int
+            The delay in timestamps: the batch methods release each batch of w values when its last value arrives
+            (delay <= w - 1); CompOrder releases x_t at t + w; the real-time methods release at arrival and use w
+            only to batch the tau updates of truncation. An integer >= 1 (check_w). Required, no default.
+        theta : float
+            The grouping SVT's threshold theta, in the data's units. A finite real number (ValueError otherwise).
+            Default 3.0: the paper's theta = 3 (Section VII, Figs. 2-3; Figs. 7-10 vary it; section "Reproduction
+            (Section VII)").
+        truncation : bool
+            Sensitivity truncation (Section VI): every interval-th batch re-selects tau by report noisy max (Eq. 3)
+            with eps_s = eps_p/2 of that batch's release budget, and the noise then uses Delta_s = tau and the
+            statistics min(x, tau). True or False (numpy booleans accepted; ValueError otherwise). Default False:
+            the methods as Figs. 2-3 run them (Fig. 4 measures truncation; section "Sensitivity truncation").
+        interval : int
+            With truncation: the batches between two tau updates (the update batch's own values are the sample).
+            An integer >= 1 (check_int). Default 5: Section VI / VII-B (section "Sensitivity truncation").
+        tau_step : float
+            With truncation: the step of tau's public candidate grid tau_step, 2 tau_step, ... up to the domain size
+            |d|, in the data's units. A finite real > 0 (check_positive). Default 5.0: the authors' code's step
+            (section "Sensitivity truncation").
+        clip_output : bool
+            Clip every release to the public domain [L, U]: free post-processing, a diagnostic (the paper's
+            methods do not clip). True or False (ValueError otherwise). Default False (section "The methods").
+        eps_g_frac : float or None
+            eps_g/eps, the share of the optimisation module (grouping, ordering or bucketing); eps_p gets the rest.
+            A real number in the open interval (0, 1) (check_fraction), or None for the method's default, 1/5 (eps_g = eps/5).
+            The paper does not state the split; the defaults are the authors' code's (section "Setting: event-level DP with a delay (Section III)").
+        """
         super().__init__(eps, w, truncation, interval, tau_step, clip_output, eps_g_frac)
         self.theta = float(theta)
         if not math.isfinite(self.theta): raise ValueError(f"theta={theta!r} is not allowed: theta must be a finite real number")
@@ -780,6 +877,51 @@ class ContinReduce(_Grouped):
     noise_roles = {**DELAY_NOISE_ROLES, "_svt_threshold_noise": ("svt_threshold", 2.0), "_svt_query_noise": ("svt_query", 2.0)}
     def __init__(self, eps, w, theta=3.0, truncation=False, interval=5, tau_step=5.0, clip_output=False, eps_g_frac=None, dev_sens_factor=2.0,
                  allow_unproven=False):
+        """Continuous grouping (Algorithm 6): the group methods' parameters and the SVT's calibration.
+
+        Parameters
+        ----------
+        eps : float
+            Each event's privacy budget (event-level eps-DP: streams differing in one timestamp's value are
+            neighbours), split eps = eps_g + eps_s + eps_p (section "Setting: event-level DP with a delay (Section III)"). In [1e-10, 300] (check_eps; ValueError
+            outside). Required, no default.
+        w : int
+            The delay in timestamps: the batch methods release each batch of w values when its last value arrives
+            (delay <= w - 1); CompOrder releases x_t at t + w; the real-time methods release at arrival and use w
+            only to batch the tau updates of truncation. An integer >= 1 (check_w). Required, no default.
+        theta : float
+            The grouping SVT's threshold theta, in the data's units. A finite real number (ValueError otherwise).
+            Default 3.0: the paper's theta = 3 (Section VII, Figs. 2-3; Figs. 7-10 vary it; section "Reproduction
+            (Section VII)").
+        truncation : bool
+            Sensitivity truncation (Section VI): every interval-th batch re-selects tau by report noisy max (Eq. 3)
+            with eps_s = eps_p/2 of that batch's release budget, and the noise then uses Delta_s = tau and the
+            statistics min(x, tau). True or False (numpy booleans accepted; ValueError otherwise). Default False:
+            the methods as Figs. 2-3 run them (Fig. 4 measures truncation; section "Sensitivity truncation").
+        interval : int
+            With truncation: the batches between two tau updates (the update batch's own values are the sample).
+            An integer >= 1 (check_int). Default 5: Section VI / VII-B (section "Sensitivity truncation").
+        tau_step : float
+            With truncation: the step of tau's public candidate grid tau_step, 2 tau_step, ... up to the domain size
+            |d|, in the data's units. A finite real > 0 (check_positive). Default 5.0: the authors' code's step
+            (section "Sensitivity truncation").
+        clip_output : bool
+            Clip every release to the public domain [L, U]: free post-processing, a diagnostic (the paper's
+            methods do not clip). True or False (ValueError otherwise). Default False (section "The methods").
+        eps_g_frac : float or None
+            eps_g/eps, the share of the optimisation module (grouping, ordering or bucketing); eps_p gets the rest.
+            A real number in the open interval (0, 1) (check_fraction), or None for the method's default, 1/5 (eps_g = eps/5).
+            The paper does not state the split; the defaults are the authors' code's (section "Setting: event-level DP with a delay (Section III)").
+        dev_sens_factor : float
+            The sensitivity Algorithm 6's SVT noise is calibrated for, in units of Delta_s: 2, dev's sensitivity
+            (up to 2 Delta_s (n - 1)/n), private; or 1, the paper's calibration, under which the grouping is only
+            2 eps_g-DP: unproven, it needs allow_unproven=True. 1 or 2 (ValueError otherwise). Default 2.0
+            (erratum "the SVTs of Algorithms 1 and 6 are calibrated for half of dev's sensitivity").
+        allow_unproven : bool
+            The opt-in to a configuration no derivation covers (00_core, "Private by default", rule 2): here
+            dev_sens_factor=1. Without it checking such a release raises UnprovenConfiguration; with it the
+            release runs, flagged private=False. True or False (check_bool). Default False: private by default.
+        """
         super().__init__(eps, w, theta, truncation, interval, tau_step, clip_output, eps_g_frac)
         if dev_sens_factor not in (1, 2): raise ValueError(f"dev_sens_factor={dev_sens_factor!r} is not allowed: 2 (dev's sensitivity, private) or 1 (the paper's Algorithm 6)")
         self.dev_sens_factor = float(dev_sens_factor)
@@ -835,6 +977,42 @@ class BucOrder(DelayMechanism):
     name, eps_g_default = "BucOrder", 0.25
     summary = "GRR bucket per value at eps/4, Lap(Delta_s/(3 eps/4)) on each bucket sum, mean clipped to the bucket"
     def __init__(self, eps, w, m=100.0, truncation=False, interval=5, tau_step=5.0, clip_output=False, eps_g_frac=None):
+        """BucOrder's parameters: DelayMechanism's and the bucket width m.
+
+        Parameters
+        ----------
+        eps : float
+            Each event's privacy budget (event-level eps-DP: streams differing in one timestamp's value are
+            neighbours), split eps = eps_g + eps_s + eps_p (section "Setting: event-level DP with a delay (Section III)"). In [1e-10, 300] (check_eps; ValueError
+            outside). Required, no default.
+        w : int
+            The delay in timestamps: the batch methods release each batch of w values when its last value arrives
+            (delay <= w - 1); CompOrder releases x_t at t + w; the real-time methods release at arrival and use w
+            only to batch the tau updates of truncation. An integer >= 1 (check_w). Required, no default.
+        m : float
+            The bucket width, in the data's units: GRR assigns each value one of n_b = ceil(|d|/m) buckets over the
+            public domain. A finite real > 0 (check_positive). Default 100.0: the paper's m = 100 (Section VII;
+            10,000 on Outpatient; Fig. 6 varies it; section "Reproduction (Section VII)").
+        truncation : bool
+            Sensitivity truncation (Section VI): every interval-th batch re-selects tau by report noisy max (Eq. 3)
+            with eps_s = eps_p/2 of that batch's release budget, and the noise then uses Delta_s = tau and the
+            statistics min(x, tau). True or False (numpy booleans accepted; ValueError otherwise). Default False:
+            the methods as Figs. 2-3 run them (Fig. 4 measures truncation; section "Sensitivity truncation").
+        interval : int
+            With truncation: the batches between two tau updates (the update batch's own values are the sample).
+            An integer >= 1 (check_int). Default 5: Section VI / VII-B (section "Sensitivity truncation").
+        tau_step : float
+            With truncation: the step of tau's public candidate grid tau_step, 2 tau_step, ... up to the domain size
+            |d|, in the data's units. A finite real > 0 (check_positive). Default 5.0: the authors' code's step
+            (section "Sensitivity truncation").
+        clip_output : bool
+            Clip every release to the public domain [L, U]: free post-processing, a diagnostic (the paper's
+            methods do not clip). True or False (ValueError otherwise). Default False (section "The methods").
+        eps_g_frac : float or None
+            eps_g/eps, the share of the optimisation module (grouping, ordering or bucketing); eps_p gets the rest.
+            A real number in the open interval (0, 1) (check_fraction), or None for the method's default, 1/4 (eps_g = eps/4).
+            The paper does not state the split; the defaults are the authors' code's (section "Setting: event-level DP with a delay (Section III)").
+        """
         super().__init__(eps, w, truncation, interval, tau_step, clip_output, eps_g_frac)
         self.m = check_positive(m, "m")
     @property
@@ -861,6 +1039,44 @@ class CompOrder(DelayMechanism):
     buffers = {**DelayMechanism.buffers, "_greater": False, "_xhat": 0.0, "_sens_t": np.nan}   # online: 2w rows (a block and the w before it)
     summary = "noisy comparisons with w successors (eps/4), Lap per value (3 eps/4), clamp into the order interval; rule='paper' or 'artifact'"
     def __init__(self, eps, w, rule="paper", truncation=False, interval=5, tau_step=5.0, clip_output=False, eps_g_frac=None):
+        """CompOrder's parameters: DelayMechanism's and the rule of Algorithms 3-4.
+
+        Parameters
+        ----------
+        eps : float
+            Each event's privacy budget (event-level eps-DP: streams differing in one timestamp's value are
+            neighbours), split eps = eps_g + eps_s + eps_p (section "Setting: event-level DP with a delay (Section III)"). In [1e-10, 300] (check_eps; ValueError
+            outside). Required, no default.
+        w : int
+            The delay in timestamps: the batch methods release each batch of w values when its last value arrives
+            (delay <= w - 1); CompOrder releases x_t at t + w; the real-time methods release at arrival and use w
+            only to batch the tau updates of truncation. An integer >= 1 (check_w). Required, no default.
+        rule : str
+            "paper", Algorithms 3-4 as Section IV-B's prose reads them (w successors, two SVTs per event with c = w,
+            Theorem 2), or "artifact", the authors' code that produced the published CompOrder numbers (w - 1
+            successors, the hull test with the sentinel 0; private by composition). One of the two (check_choice).
+            Default "paper" (errata "Algorithm 4 reads the order bits the wrong way round" and "the published
+            CompOrder numbers come from a different rule").
+        truncation : bool
+            Sensitivity truncation (Section VI): every interval-th batch re-selects tau by report noisy max (Eq. 3)
+            with eps_s = eps_p/2 of that batch's release budget, and the noise then uses Delta_s = tau and the
+            statistics min(x, tau). True or False (numpy booleans accepted; ValueError otherwise). Default False:
+            the methods as Figs. 2-3 run them (Fig. 4 measures truncation; section "Sensitivity truncation").
+        interval : int
+            With truncation: the batches between two tau updates (the update batch's own values are the sample).
+            An integer >= 1 (check_int). Default 5: Section VI / VII-B (section "Sensitivity truncation").
+        tau_step : float
+            With truncation: the step of tau's public candidate grid tau_step, 2 tau_step, ... up to the domain size
+            |d|, in the data's units. A finite real > 0 (check_positive). Default 5.0: the authors' code's step
+            (section "Sensitivity truncation").
+        clip_output : bool
+            Clip every release to the public domain [L, U]: free post-processing, a diagnostic (the paper's
+            methods do not clip). True or False (ValueError otherwise). Default False (section "The methods").
+        eps_g_frac : float or None
+            eps_g/eps, the share of the optimisation module (grouping, ordering or bucketing); eps_p gets the rest.
+            A real number in the open interval (0, 1) (check_fraction), or None for the method's default, 1/4 (eps_g = eps/4).
+            The paper does not state the split; the defaults are the authors' code's (section "Setting: event-level DP with a delay (Section III)").
+        """
         super().__init__(eps, w, truncation, interval, tau_step, clip_output, eps_g_frac)
         self.rule = check_choice(rule, "rule", ("paper", "artifact"))
     @property
@@ -922,6 +1138,30 @@ class PeGaSusEvent(DelayMechanism):
     summary = "the shared PeGaSus (baselines) with w=1 on the normalised stream: SVT grouping at eps/5, Lap per value at 4 eps/5"
     noise_roles = {"_perturb": ("release", 1.0), "_new_thresholds": ("svt_threshold", 2.0), "_deviations": ("svt_query", 2.0)}
     def __init__(self, eps, w, theta=3.0, clip_output=False, eps_g_frac=None):
+        """PeGaSus-event's parameters: the shared PeGaSus's threshold and split (it releases in real time, no truncation).
+
+        Parameters
+        ----------
+        eps : float
+            Each event's privacy budget (event-level eps-DP: streams differing in one timestamp's value are
+            neighbours), split eps = eps_g + eps_s + eps_p (section "Setting: event-level DP with a delay (Section III)"). In [1e-10, 300] (check_eps; ValueError
+            outside). Required, no default.
+        w : int
+            The delay in timestamps: the batch methods release each batch of w values when its last value arrives
+            (delay <= w - 1); CompOrder releases x_t at t + w; the real-time methods release at arrival and use w
+            it only as the framework's delay. An integer >= 1 (check_w). Required, no default.
+        theta : float
+            The grouper's threshold theta in the data's units (the shared PeGaSus gets theta/Delta_s per unit of
+            sensitivity). A finite real > 0 (check_positive). Default 3.0: the paper's theta = 3 (Section VII;
+            section "Algorithm 1: PeGaSus (real time)").
+        clip_output : bool
+            Clip every release to the public domain [L, U]: free post-processing, a diagnostic (the paper's
+            methods do not clip). True or False (ValueError otherwise). Default False (section "The methods").
+        eps_g_frac : float or None
+            eps_g/eps, the share of the optimisation module (grouping, ordering or bucketing); eps_p gets the rest.
+            A real number in the open interval (0, 1) (check_fraction), or None for the method's default, 1/5: the shared PeGaSus's ratio_g.
+            The paper does not state the split; the defaults are the authors' code's (section "Setting: event-level DP with a delay (Section III)").
+        """
         super().__init__(eps, w, clip_output=clip_output, eps_g_frac=eps_g_frac)
         self.theta = check_positive(theta, "theta")
     @property

@@ -542,6 +542,36 @@ class _LDPIDSContract(Mechanism):
     code = None                                 # the method's code (M_LBU ... M_LPA): its compiled step
 
     def __init__(self, eps, w, fo="grr", mode="auto", u_min=1):
+        """The constructor of the seven methods (section "The methods"): each user's w-event eps-LDP budget, the oracle, the simulation mode.
+
+        Parameters
+        ----------
+        eps : float
+            Each user's privacy budget epsilon over any window of w timestamps (w-event eps-LDP), in [1e-10, 300]
+            (check_eps; ValueError outside). Budget division splits it between the timestamps, population division
+            gives it whole to each report. Required, no default.
+        w : int
+            The window length in timestamps, an integer >= 1 (check_w). Population division needs N >= 2w users
+            (one dissimilarity user a timestamp), checked when a run starts. Required, no default.
+        fo : str
+            The frequency oracle every report uses: "grr" (generalized randomized response, the paper's Eq. 1), "oue"
+            (optimized unary encoding) or "adaptive" (GRR iff d < 3 exp(eps) + 2, else OUE, decided per budget).
+            Case-insensitive; anything else raises ValueError. Every oracle is eps-LDP per report: the choice changes
+            the variance, never the guarantee. Default "grr": the paper's Eq. 1, the oracle App. A.4 proves Theorem
+            6.1 for (section "The frequency oracle and its bin-averaged variance").
+        mode : str
+            The exact simulation of the reports (section "Exact simulation: two modes"): "per_user" (every user
+            perturbs its own value; needs a CategoricalPopulation), "aggregate" (the support counts drawn exactly in
+            distribution from the true counts) or "auto" (per_user for a CategoricalPopulation, aggregate for a
+            CategoricalAggregate; step-wise, an x of length N is per-user and one of length d aggregate, and N == d
+            raises). Both give the same distribution of releases. One of the three (ValueError otherwise; per_user
+            on an aggregate stream raises at run). Default "auto": the stream's own form.
+        u_min : int
+            LPD only (the other six ignore it): the fewest publication users N_pp a publication may use; below it LPD
+            approximates. An integer >= 1 (check_int). Default 1: the paper's Algorithm 3, where N_pp = 0 can never
+            publish (V(eps, 0) is +inf); a larger value trades publications for less noisy ones (section "LPD
+            (Algorithm 3) and LPA (Algorithm 4)").
+        """
         super().__init__(eps, w)
         self.fo = _check_fo(fo)
         if mode not in LDP_IDS_MODES: raise ValueError(f"mode={mode!r} is not allowed: mode must be one of {', '.join(map(repr, LDP_IDS_MODES))}")

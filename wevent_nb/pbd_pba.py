@@ -222,6 +222,44 @@ class PersonalizedMethod(Mechanism):
     stream_kind: ClassVar[str] = "personalized"
     paper: ClassVar[str] = PAPER
     def __init__(self, eps=None, w=None, users="stream", o=0.5, n_groups=10, assign_seed=0, allow_unproven=False):
+        """The budgets of a personalized method: the population's, or assigned by users and held to the declared ones (PLBU uses this constructor as it is).
+
+        Parameters
+        ----------
+        eps : float or None
+            With users="stream": None, or a statement about the population, which must be its strictest budget
+            min eps_i (checked when a run starts, ValueError otherwise). With "uniform" and "levels": required, the
+            budget the users are assigned from, in [1e-10, 300] (check_eps). With "two_eps"/"two_w": None or 0.6,
+            Sec. 5.5's base pair. Default None: the population's own budgets (section "Where the budgets come from").
+        w : int or None
+            The window in slots, as eps: with users="stream" None or the population's longest window max w_i; with
+            "uniform" and "levels" required, an integer >= 1 (check_w); with "two_eps"/"two_w" None or 120. Windows
+            longer than the stream are accepted. Default None (section "Where the budgets come from").
+        users : str
+            Where the budgets the method computes with come from: "stream", each user's declared (eps_i, w_i) in the
+            PersonalizedPopulation (Definition 3.4 promises each user its own pair); "uniform", everybody at
+            (eps, w) (Kellaris et al.'s setting); "levels", Table 3's assignment at (eps, w) (budgets eps..1.0,
+            windows 40..w, in n_groups id-ordered groups seeded by assign_seed); "two_eps"/"two_w", Sec. 5.5's
+            two-type populations (a fraction o at eps = 1.0, or at w = 40; the rest at (0.6, 120)). One of the five
+            (check_choice). An assignment is an experiment setting: every ledger account keeps its user's declared
+            pair, so an assignment more generous than a declaration fails check(). Default "stream" (section "Where the budgets come from").
+        o : float
+            users="two_eps"/"two_w" only: the fraction of users at eps = 1.0 (two_eps) or w = 40 (two_w), the
+            first round(o N) ids (Figs. 12-13). A real number in [0, 1] (check_fraction, closed). Default 0.5: the
+            middle of the ratios those figures sweep (0.1 to 0.9).
+        n_groups : int
+            users="levels" only: the number of id-ordered groups Table 3's budgets are assigned to (at most N). An
+            integer >= 1 (check_int). Default 10: the authors' code's ten groups.
+        assign_seed : int
+            users="levels" only: the seed of the assignment's draw, fixed across repetitions (as in the authors'
+            code), so that one setting is one population of budgets. An integer >= 0 (check_int). Default 0.
+        allow_unproven : bool
+            The opt-in to a configuration no derivation covers (00_core, "Private by default", rule 2). No
+            configuration of the shipped methods is unproven (section "Every option against the accounting"): it
+            matters for subclasses such as the deliberately broken PBDHalfNoise and PBDNoSampling, which run only
+            with it, flagged private=False; an online start refuses an unproven configuration without it. True or
+            False (check_bool). Default False: private by default.
+        """
         # not Mechanism.__init__: eps and w may be None (users='stream' reads the population's budgets)
         self.users = check_choice(users, "users", USERS)
         if self.users == "stream": self.eps, self.w = (None if eps is None else check_eps(eps)), (None if w is None else check_w(w))
@@ -456,6 +494,49 @@ class PWSM(PersonalizedMethod):
     DIAGNOSTICS: ClassVar[tuple] = ("dis", "theta2", "thr", "nullified", "sampled")
     _recent, _l, _s, _shares = np.zeros((1, 1)), np.full(1, -1), np.zeros(1, np.int64), None   # state a rule does not use: never written
     def __init__(self, eps=None, w=None, users="stream", threshold="std", o=0.5, n_groups=10, assign_seed=0, allow_unproven=False):
+        """PWSM's parameters: the budgets (PersonalizedMethod) and the publish test.
+
+        Parameters
+        ----------
+        eps : float or None
+            With users="stream": None, or a statement about the population, which must be its strictest budget
+            min eps_i (checked when a run starts, ValueError otherwise). With "uniform" and "levels": required, the
+            budget the users are assigned from, in [1e-10, 300] (check_eps). With "two_eps"/"two_w": None or 0.6,
+            Sec. 5.5's base pair. Default None: the population's own budgets (section "Where the budgets come from").
+        w : int or None
+            The window in slots, as eps: with users="stream" None or the population's longest window max w_i; with
+            "uniform" and "levels" required, an integer >= 1 (check_w); with "two_eps"/"two_w" None or 120. Windows
+            longer than the stream are accepted. Default None (section "Where the budgets come from").
+        users : str
+            Where the budgets the method computes with come from: "stream", each user's declared (eps_i, w_i) in the
+            PersonalizedPopulation (Definition 3.4 promises each user its own pair); "uniform", everybody at
+            (eps, w) (Kellaris et al.'s setting); "levels", Table 3's assignment at (eps, w) (budgets eps..1.0,
+            windows 40..w, in n_groups id-ordered groups seeded by assign_seed); "two_eps"/"two_w", Sec. 5.5's
+            two-type populations (a fraction o at eps = 1.0, or at w = 40; the rest at (0.6, 120)). One of the five
+            (check_choice). An assignment is an experiment setting: every ledger account keeps its user's declared
+            pair, so an assignment more generous than a declaration fails check(). Default "stream" (section "Where the budgets come from").
+        threshold : str
+            The publish test of line 5: "std", dis > sqrt(err2), the standard deviation of a fresh release (the
+            paper's PWSM), or "kellaris", dis > 1/theta2, Kellaris et al.'s Laplace scale, with which PBD and PBA
+            are BD and BA when all users share (eps, w). One of the two (check_choice). Both are functions of the
+            budgets alone, so either is private (Theorem 4.6). Default "std": the paper's (section "PWSM (Algorithm 2) and its two instances").
+        o : float
+            users="two_eps"/"two_w" only: the fraction of users at eps = 1.0 (two_eps) or w = 40 (two_w), the
+            first round(o N) ids (Figs. 12-13). A real number in [0, 1] (check_fraction, closed). Default 0.5: the
+            middle of the ratios those figures sweep (0.1 to 0.9).
+        n_groups : int
+            users="levels" only: the number of id-ordered groups Table 3's budgets are assigned to (at most N). An
+            integer >= 1 (check_int). Default 10: the authors' code's ten groups.
+        assign_seed : int
+            users="levels" only: the seed of the assignment's draw, fixed across repetitions (as in the authors'
+            code), so that one setting is one population of budgets. An integer >= 0 (check_int). Default 0.
+        allow_unproven : bool
+            The opt-in to a configuration no derivation covers (00_core, "Private by default", rule 2). No
+            configuration of the shipped methods is unproven (section "Every option against the accounting"): it
+            matters for subclasses such as the deliberately broken PBDHalfNoise and PBDNoSampling, which run only
+            with it, flagged private=False; an online start refuses an unproven configuration without it. True or
+            False (check_bool). Default False: private by default.
+        """
         super().__init__(eps, w, users, o, n_groups, assign_seed, allow_unproven)
         self.threshold = check_choice(threshold, "threshold", THRESHOLDS)
     @property
@@ -696,6 +777,49 @@ class ConservativeBD(PersonalizedMethod):
     summary = "BD at (min eps_i, max w_i)"
     derivation = "13_pbd_pba: BD and BA at the conservative pair (BD and BA: 04_baselines; a window of w_i <= max w_i holds at most min eps_i)"
     def __init__(self, eps=None, w=None, users="stream", threshold="kellaris", o=0.5, n_groups=10, assign_seed=0, allow_unproven=False):
+        """The budgets (PersonalizedMethod) and the inner BD/BA's threshold rule.
+
+        Parameters
+        ----------
+        eps : float or None
+            With users="stream": None, or a statement about the population, which must be its strictest budget
+            min eps_i (checked when a run starts, ValueError otherwise). With "uniform" and "levels": required, the
+            budget the users are assigned from, in [1e-10, 300] (check_eps). With "two_eps"/"two_w": None or 0.6,
+            Sec. 5.5's base pair. Default None: the population's own budgets (section "Where the budgets come from").
+        w : int or None
+            The window in slots, as eps: with users="stream" None or the population's longest window max w_i; with
+            "uniform" and "levels" required, an integer >= 1 (check_w); with "two_eps"/"two_w" None or 120. Windows
+            longer than the stream are accepted. Default None (section "Where the budgets come from").
+        users : str
+            Where the budgets the method computes with come from: "stream", each user's declared (eps_i, w_i) in the
+            PersonalizedPopulation (Definition 3.4 promises each user its own pair); "uniform", everybody at
+            (eps, w) (Kellaris et al.'s setting); "levels", Table 3's assignment at (eps, w) (budgets eps..1.0,
+            windows 40..w, in n_groups id-ordered groups seeded by assign_seed); "two_eps"/"two_w", Sec. 5.5's
+            two-type populations (a fraction o at eps = 1.0, or at w = 40; the rest at (0.6, 120)). One of the five
+            (check_choice). An assignment is an experiment setting: every ledger account keeps its user's declared
+            pair, so an assignment more generous than a declaration fails check(). Default "stream" (section "Where the budgets come from").
+        threshold : str
+            The inner BD/BA's publication threshold (04_baselines): "kellaris", the Laplace scale 1/eps_t2, or
+            "std", the standard deviation sqrt(2)/eps_t2 of a fresh publication. One of the two (check_choice);
+            either is private. Default "kellaris": Kellaris et al.'s BD and BA, which this method runs at
+            (min eps_i, max w_i).
+        o : float
+            users="two_eps"/"two_w" only: the fraction of users at eps = 1.0 (two_eps) or w = 40 (two_w), the
+            first round(o N) ids (Figs. 12-13). A real number in [0, 1] (check_fraction, closed). Default 0.5: the
+            middle of the ratios those figures sweep (0.1 to 0.9).
+        n_groups : int
+            users="levels" only: the number of id-ordered groups Table 3's budgets are assigned to (at most N). An
+            integer >= 1 (check_int). Default 10: the authors' code's ten groups.
+        assign_seed : int
+            users="levels" only: the seed of the assignment's draw, fixed across repetitions (as in the authors'
+            code), so that one setting is one population of budgets. An integer >= 0 (check_int). Default 0.
+        allow_unproven : bool
+            The opt-in to a configuration no derivation covers (00_core, "Private by default", rule 2). No
+            configuration of the shipped methods is unproven (section "Every option against the accounting"): it
+            matters for subclasses such as the deliberately broken PBDHalfNoise and PBDNoSampling, which run only
+            with it, flagged private=False; an online start refuses an unproven configuration without it. True or
+            False (check_bool). Default False: private by default.
+        """
         super().__init__(eps, w, users, o, n_groups, assign_seed, allow_unproven)
         self.threshold = check_choice(threshold, "threshold", THRESHOLDS)
     @property
