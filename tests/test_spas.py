@@ -117,7 +117,9 @@ def test_bad_input():
     assert set(r.info["kind"]) <= {"warmup", "copy"} and np.flatnonzero(r.published).tolist() == [0, 20, 40]
     assert SPAS(1.0, 51).run(HistogramStream(np.ones((1, 2))), rng=0).check().published.tolist() == [True]
     for kw, pat in [(dict(eps=0), "eps"), (dict(w=0), "w must be"), (dict(ratio_s=1.0), "ratio_s"), (dict(ratio_s=0), "ratio_s"),
-                    (dict(m=0), "m="), (dict(var_estimator="x"), "var_estimator"), (dict(svt="x"), "svt"), (dict(c_max=0), "c_max")]:
+                    (dict(m=0), "m="), (dict(var_estimator="x"), "var_estimator"), (dict(svt="x"), "svt"), (dict(c_max=0), "c_max"),
+                    (dict(direct_release="no"), "direct_release must be True or False"),
+                    (dict(share_s2_leftover=0), "share_s2_leftover must be"), (dict(unbooked_s2_topup="yes"), "unbooked_s2_topup must be")]:
         args = dict(eps=1.0, w=5); args.update(kw)
         with pytest.raises(ValueError, match=pat):
             SPAS(**args)

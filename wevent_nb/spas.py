@@ -10,7 +10,7 @@ import math
 from typing import NamedTuple
 import numpy as np
 from .core import (Mechanism, Release, Ledger, RollingLedger, HistogramStream, register, as_rng, check_eps, check_positive, check_w,
-                            check_int, check_fraction, check_counts, check_lattice, PrivacyBudgetExceeded, UnprovenConfiguration, Runs)
+                            check_int, check_bool, check_fraction, check_counts, check_lattice, PrivacyBudgetExceeded, UnprovenConfiguration, Runs)
 from .baselines import check_affordable, ring_set
 from .engine import (njit, objmode, Port, PORTS, NO_PORT, NO_RNG, PAIRWISE_BLOCK, PAIRWISE_LANES, lap, lap_add, spend, afford,
                               mean_abs_diff, block_sum, pairwise_sum)
@@ -601,8 +601,8 @@ class SPAS(SPASStepwise, SPASSampling, Mechanism):
             (ValueError otherwise). Default "eps_p".
         direct_release : bool
             Whether a main-phase step releases directly when the window's idle Laplace budget can pay every step it
-            has left (Sec. 4, Fig. 3); False leaves only the sampling test and copies. Read with bool() (not
-            validated). Default True: the paper's Sec. 4.
+            has left (Sec. 4, Fig. 3); False leaves only the sampling test and copies. True or False
+            (check_bool). Default True: the paper's Sec. 4.
         direct_budget : str
             A direct release's Laplace budget: "even", R/k, the budget R left in the window spread over the k steps
             it has left (Sec. 4), or "eps_p_over_C", eps_p/C (the words of Fig. 3's text; the worked example of Fig. 3
@@ -610,7 +610,7 @@ class SPAS(SPASStepwise, SPASSampling, Mechanism):
             Default "even".
         share_s2_leftover : bool
             Whether a direct release also spends its share A/k of the window's idle SVT budget A (booked; not with
-            svt="strict", which has none). Read with bool() (not validated). Default True: the paper's "plus the
+            svt="strict", which has none). True or False (check_bool). Default True: the paper's "plus the
             idle SVT budget" (Sec. 4; section "SPAS (Algorithm 2 ...)").
         var_estimator : str
             How V, the variance of the distance between consecutive releases, is estimated from past releases
@@ -634,7 +634,7 @@ class SPAS(SPASStepwise, SPASSampling, Mechanism):
         unbooked_s2_topup : bool
             The authors' A17: every SVT release also spends what the window still holds of the SVT budget, and
             that top-up is never booked. Not private: True needs allow_unproven=True, and is refused with
-            svt="strict" (ValueError). Read with bool(). Default False (section "The authors' departures, each an
+            svt="strict" (ValueError). True or False (check_bool). Default False (section "The authors' departures, each an
             option").
         delta : float
             The sensitivity the noise is drawn for: the releases' Laplace scale is delta over their budget
@@ -660,8 +660,8 @@ class SPAS(SPASStepwise, SPASSampling, Mechanism):
         self.warmup_budget, self.direct_budget = _choice("warmup_budget", warmup_budget), _choice("direct_budget", direct_budget)
         self.var_estimator, self.svt, self.dis = _choice("var_estimator", var_estimator), _choice("svt", svt), _choice("dis", dis)
         self._e1, self._e2, self._standing = svt_budgets(self.svt, self.eps_s)
-        self.direct_release, self.share_s2_leftover = bool(direct_release), bool(share_s2_leftover)
-        self.unbooked_s2_topup = bool(unbooked_s2_topup)
+        self.direct_release, self.share_s2_leftover = check_bool(direct_release, "direct_release"), check_bool(share_s2_leftover, "share_s2_leftover")
+        self.unbooked_s2_topup = check_bool(unbooked_s2_topup, "unbooked_s2_topup")
         if self.unbooked_s2_topup and svt == "strict":
             raise ValueError(f"unbooked_s2_topup=True is not allowed with svt={svt!r}: it tops up a threshold SVT's releases with its idle eps_2")
         self.delta = check_positive(delta, "delta")
