@@ -123,11 +123,11 @@ def test_projection_multiplies_cells_by_their_seconds():
 
 
 def test_bench_command(data_home, tmp_path, capsys):
-    args = ["bench", "--family", "event", "--reps", "1", "--store", str(tmp_path / "b.sqlite"), "--quiet", "--data-home", str(data_home)]
+    args = ["bench", "--family", "event", "--reps", "2", "--store", str(tmp_path / "b.sqlite"), "--quiet", "--data-home", str(data_home)]
     assert main(args + ["--csv", str(tmp_path / "b.csv")]) == 0
     out = capsys.readouterr().out
-    assert "240 cells computed" in out and "Constant-mid" in out and "share_worse" in out
-    assert len(pd.read_csv(tmp_path / "b.csv")) == 2 * 240
+    assert "480 cells computed" in out and "Constant-mid" in out and "share_worse" in out
+    assert len(pd.read_csv(tmp_path / "b.csv")) == 2 * 480
     assert main(args) == 0 and "0 cells computed" in capsys.readouterr().out      # a second run reads the store
     assert main(["bench", "--family", "global"]) == 2
     assert "family" in capsys.readouterr().err

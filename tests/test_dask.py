@@ -87,11 +87,11 @@ def test_reproduce_refuses_a_bad_scheduler_address_before_any_report(tmp_path, c
 
 def test_bench_on_the_cluster_gives_the_serial_cells(cluster, data_home, tmp_path, capsys):
     "`wevent-nb bench --scheduler` runs the benchmark's cells on the workers: the same values, cell by cell, as one local process."
-    base = ["bench", "--family", "event", "--reps", "1", "--quiet", "--data-home", str(data_home)]
+    base = ["bench", "--family", "event", "--reps", "2", "--quiet", "--data-home", str(data_home)]
     assert main(base + ["--workers", "1", "--store", str(tmp_path / "a.sqlite"), "--csv", str(tmp_path / "a.csv")]) == 0
     assert main(base + ["--scheduler", cluster.scheduler_address, "--store", str(tmp_path / "b.sqlite"), "--csv", str(tmp_path / "b.csv")]) == 0
     assert "Dask scheduler" in capsys.readouterr().out
     cols = ["family", "dataset", "mechanism", "eps", "w", "rep", "seed", "metric", "value"]
     a, b = (pd.read_csv(tmp_path / f"{x}.csv")[cols] for x in "ab")
-    assert len(a) == 480
+    assert len(a) == 960
     pd.testing.assert_frame_equal(a, b)
