@@ -1,5 +1,5 @@
 "Tests of wevent_nb.experiments: grids, seeds, executors, the resumable store, figures, claims table, explorer."
-import importlib.util, os, signal, sqlite3, subprocess, sys, textwrap, time
+import importlib.util, math, os, signal, sqlite3, subprocess, sys, textwrap, time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from wevent_nb.core import HistogramStream, PrivacyBudgetExceeded, ToyOverspend, ToyUniform
-from wevent_nb.experiments import (CLAIM_COLS, claim_cells, claim_counts, claim_number, claim_sign, read_claims, t_factor, write_claims, Cell, CellsFailed, Grid, LedgerCheckFailed, ResultStore, claims_table, default_truth,
+from wevent_nb.experiments import (CLAIM_COLS, REPS_REACH, VERDICTS, bonferroni_z, claim_cells, claim_counts, claim_number, claim_sign, read_claims, t_factor, write_claims, Cell, CellsFailed, Grid, LedgerCheckFailed, ResultStore, claims_table, default_truth,
                                    explorer, param_columns, plot_vs, records_to_frame, resolve_metric, run_cell, run_grid)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -410,10 +410,12 @@ def test_plot_vs_bad_input():
 def test_claims_table():
     t = claims_table([("c", "p", "m", "±1", "reproduced", "y"),
                       {"claim": "c2", "paper says": "p2", "measured": "m2", "tolerance": "", "verdict": "refuted", "why": "y2"},
-                      {"claim": "c3", "paper_says": "p3", "measured": "m3", "tolerance": "", "verdict": "not reproduced", "why": "y3"}])
+                      {"claim": "c3", "paper_says": "p3", "measured": "m3", "tolerance": "", "verdict": "inconclusive", "why": "y3"}])
     assert list(t.columns) == CLAIM_COLS == ["claim", "paper says", "measured", "tolerance", "verdict", "why"]
     assert t["paper says"].tolist() == ["p", "p2", "p3"]
-    assert claim_counts(t) == {"reproduced": 1, "not reproduced": 1, "refuted": 1}
+    assert claim_counts(t) == {"reproduced": 1, "differs": 0, "refuted": 1, "inconclusive": 1}
+    assert list(claim_counts(t)) == list(VERDICTS) == ["reproduced", "differs", "refuted", "inconclusive"]
+    with pytest.raises(ValueError, match="verdict 'not reproduced'"): claims_table([("c", "p", "m", "t", "not reproduced", "y")])
     with pytest.raises(ValueError, match=r"rows\[0\]"): claims_table([("a", "b")])
     with pytest.raises(ValueError, match="verdict 'confirmed'"): claims_table([("c", "p", "m", "t", "confirmed", "y")])
     with pytest.raises(ValueError, match=r"rows\[1\] is missing \['why'\]"):
@@ -433,16 +435,34 @@ def test_claim_number_tolerance_has_power():
     x = rng.normal(5.0, 0.5, 10)
     tol = t_factor(3.0, 10) * x.std(ddof=1) * np.sqrt(1 + 1 / 10)
     assert claim_number("c", x.mean() + 0.99 * tol, x)["verdict"] == "reproduced"
-    assert claim_number("c", x.mean() - 1.01 * tol, x)["verdict"] == "not reproduced"
+    assert claim_number("c", x.mean() - 1.01 * tol, x)["verdict"] == "differs"
     # an exact (theory) value: only our own standard error counts
     tol_exact = t_factor(3.0, 10) * x.std(ddof=1) / np.sqrt(10)
-    assert claim_number("c", x.mean() + 1.01 * tol_exact, x, paper_runs=None)["verdict"] == "not reproduced"
+    assert claim_number("c", x.mean() + 1.01 * tol_exact, x, paper_runs=None)["verdict"] == "differs"
     # the paper's printed digits set the floor of the tolerance
     assert claim_number("c", 21.72, [21.724], digits=2)["verdict"] == "reproduced"
-    assert claim_number("c", 21.72, [21.726], digits=2)["verdict"] == "not reproduced"
+    assert claim_number("c", 21.72, [21.726], digits=2)["verdict"] == "differs"
     for bad, msg in [(([np.nan],), "NaN"), (([],), "at least 1")]:
         with pytest.raises(ValueError, match=msg): claim_number("c", 1.0, *bad)
     with pytest.raises(ValueError, match="paper_runs"): claim_number("c", 1.0, [1.0, 2.0], paper_runs=0)
+
+
+def test_claim_number_is_inconclusive_when_its_tolerance_cannot_exclude_a_meaningful_gap():
+    "The issue's vacuous rows: a paper's 32 'within ±438' is inconclusive, not reproduced; the power note is honest both ways."
+    x = np.random.default_rng(3).normal(31.4, 1.0, 3)
+    wide = claim_number("c", 32.0, np.r_[x, 31.4 + 180.0])                  # one wild seed: tol in the hundreds
+    assert wide["verdict"] == "inconclusive" and "power:" in wide["why"]
+    narrow = claim_number("c", 32.0, np.random.default_rng(4).normal(31.4, 1.0, 20), paper_runs=10)
+    assert narrow["verdict"] == "reproduced" and narrow["reps_needed"] is None
+    few = claim_number("c", 32.0, x, paper_runs=10)                         # t = 19.2 with 3 seeds
+    assert few["verdict"] == "inconclusive" and 3 < few["reps_needed"] < REPS_REACH
+    more = np.random.default_rng(5).normal(31.4, x.std(ddof=1), int(few["reps_needed"]) + 2)
+    assert claim_number("c", 32.0, more, paper_runs=10)["verdict"] == "reproduced"
+    noisy = claim_number("c", 1.0, np.random.default_rng(6).normal(1.0, 0.2, 100))   # one paper run with 20% spread
+    assert noisy["verdict"] == "inconclusive" and noisy["reps_needed"] == math.inf and "cannot decide" in noisy["why"]
+    with pytest.raises(ValueError, match="margin="): claim_number("c", 0.0, [0.1, 0.2])
+    with pytest.raises(ValueError, match="margin"): claim_number("c", 1.0, [0.1, 0.2], margin=-1)
+    assert claim_number("c", 0.0, [0.01, -0.01, 0.0], margin=0.5, paper_runs=None)["verdict"] == "reproduced"
 
 
 def test_claim_sign_and_cells():
@@ -450,13 +470,22 @@ def test_claim_sign_and_cells():
     eff = rng.normal(0.3, 1.0, 300)
     assert claim_sign("a", "", eff)["verdict"] == "reproduced"
     assert claim_sign("a", "", -eff)["verdict"] == "refuted"
-    assert claim_sign("a", "", eff[:5])["verdict"] == "not reproduced"
+    five = claim_sign("a", "", eff[:5])
+    assert five["verdict"] == "inconclusive" and 5 < five["reps_needed"] and "power:" in five["why"]
     with pytest.raises(ValueError, match="at least 2"): claim_sign("a", "", [1.0])
     cells = {"x": eff, "y": eff, "z": -eff}
     assert claim_cells("c", "", cells, "every")["verdict"] == "refuted"
     assert claim_cells("c", "", cells, "most")["verdict"] == "reproduced"
     assert claim_cells("c", "", {"x": -eff, "y": -eff}, "some")["verdict"] == "refuted"
-    assert claim_cells("c", "", {"x": -eff, "y": eff[:5]}, "some")["verdict"] == "not reproduced"
+    assert claim_cells("c", "", {"x": -eff, "y": eff[:5]}, "some")["verdict"] == "inconclusive"
+    # one chance crossing among many cells does not refute an every-claim: it must pass the Bonferroni z
+    z1, z20 = t_factor(3.0, 300), t_factor(bonferroni_z(3.0, 20), 300)
+    lean = eff - eff.mean() - 0.5 * (z1 + z20) * eff.std(ddof=1) / np.sqrt(300)   # between -z and -z_20 standard errors
+    flat = {i: eff + 10 for i in range(19)} | {"lean": lean}
+    row = claim_cells("c", "", flat, "every")
+    assert row["verdict"] == "inconclusive" and "lean" in row["why"], row
+    assert claim_cells("c", "", {"lean": lean}, "every")["verdict"] == "refuted"      # alone, the same cell refutes
+    assert 3.8 < bonferroni_z(3.0, 20) < 3.85               # one-sided tail 0.00135 / 20
     with pytest.raises(ValueError, match="quantifier"): claim_cells("c", "", cells, "all")
     with pytest.raises(ValueError, match="empty"): claim_cells("c", "", {}, "every")
 
@@ -465,9 +494,9 @@ def test_write_and_read_claims(tmp_path):
     t = claims_table([claim_number("n", 1.0, [1.0, 1.1, 0.9]), claim_sign("s|pipe", "x", [1.0, 1.1, 1.2, 0.9, 1.0])])
     md = write_claims(t, tmp_path / "sub" / "c", "Claims: test", "make x", "0..2", "quick", date="2026-01-02")
     text = md.read_text()
-    assert "- date: 2026-01-02" in text and "s\\|pipe" in text and "verdicts: reproduced 2, not reproduced 0, refuted 0" in text
+    assert "- date: 2026-01-02" in text and "s\\|pipe" in text and "verdicts: reproduced 1, differs 0, refuted 0, inconclusive 1" in text   # 3 seeds cannot pin 1.0 to ±25%
     back = read_claims(tmp_path / "sub" / "c")
-    assert back["claim"].tolist() == ["n", "s|pipe"] and claim_counts(back)["reproduced"] == 2
+    assert back["claim"].tolist() == ["n", "s|pipe"] and claim_counts(back) == claim_counts(t)
 
 
 def test_explorer_headless():
@@ -517,11 +546,13 @@ def test_show_claims_renders_whole_marked_left_aligned():
     from wevent_nb.experiments import show_claims
     long_why = "w" * 700
     t = claims_table([("c1", "p", "m", "t", "reproduced", long_why), ("c2 <b>", "p", "m", "t", "refuted", "y"),
-                      ("c3", "p", "m", "t", "not reproduced", "z")])
+                      ("c3", "p", "m", "t", "inconclusive", "z"), ("c4", "p", "m", "t", "differs", "q")])
     page = show_claims(t)._repr_html_()
     assert long_why in page and "c2 &lt;b&gt;" in page and "<b>" not in page.replace("<b>✓", "").split("</p>", 1)[1]
-    assert page.count("text-align:left") >= 18 and "✓ reproduced" in page and "✗ refuted" in page and "○ not reproduced" in page
-    assert repr(show_claims(t)).splitlines()[0] == "✓ 1 reproduced, ○ 1 not reproduced, ✗ 1 refuted"
+    assert page.count("text-align:left") >= 18 and "✓ reproduced" in page and "✗ refuted" in page and "? inconclusive" in page and "≠ differs" in page
+    assert repr(show_claims(t)).splitlines()[0] == "✓ 1 reproduced, ≠ 1 differs, ✗ 1 refuted, ? 1 inconclusive"
+    smoke = show_claims(t, smoke=True)
+    assert "smoke run" in repr(smoke).lower() and not any(v in smoke._repr_html_() for v in VERDICTS) and long_why not in smoke._repr_html_()
     with pytest.raises(ValueError, match="verdict"): show_claims([("a", "b", "c", "d", "ok", "f")])
 
 

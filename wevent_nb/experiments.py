@@ -16,16 +16,18 @@ import numpy as np
 import pandas as pd
 import ipywidgets as widgets
 from .core import (PrivacyBudgetExceeded, HistogramStream, CategoricalAggregate, CategoricalPopulation,
-                            NumericPopulation, PersonalizedPopulation, ScalarStream, as_rng, check_int,
+                            NumericPopulation, PersonalizedPopulation, ScalarStream, as_rng, check_bool, check_int,
                             get_mechanism, seed_from_key)
 
 # %% auto #0
 __all__ = ['STD_COLS', 'SCHEDULER_ENV', 'CONNECT_TIMEOUT', 'CHUNKS_PER_WORKER', 'CHUNK_MAX', 'CLAIM_COLS', 'VERDICTS', 'Z_CLAIM',
-           'MOST', 'QUANTIFIERS', 'VERDICT_MARKS', 'EXPLORER_EPS', 'Y_LABEL', 'Cell', 'default_truth', 'make_mechanism',
-           'resolve_metric', 'Grid', 'run_cell', 'ResultStore', 'records_to_frame', 'param_columns', 'process_pool',
-           'LedgerCheckFailed', 'dask_client', 'n_workers', 'chunk_size', 'CellsFailed', 'UnguardedScript', 'run_grid',
-           'grid_executor', 'plot_vs', 'claims_table', 't_factor', 'claim_number', 'claim_sign', 'claim_cells',
-           'claim_counts', 'ClaimsView', 'show_claims', 'write_claims', 'read_claims', 'Explorer', 'explorer']
+           'MEANINGFUL', 'REPS_REACH', 'MOST', 'QUANTIFIERS', 'VERDICT_MARKS', 'SMOKE_COLS', 'SMOKE_NOTE',
+           'EXPLORER_EPS', 'Y_LABEL', 'Cell', 'default_truth', 'make_mechanism', 'resolve_metric', 'Grid', 'run_cell',
+           'ResultStore', 'records_to_frame', 'param_columns', 'process_pool', 'LedgerCheckFailed', 'dask_client',
+           'n_workers', 'chunk_size', 'CellsFailed', 'UnguardedScript', 'run_grid', 'grid_executor', 'plot_vs',
+           'claims_table', 't_factor', 'bonferroni_z', 'reps_needed', 'claim_number', 'claim_sign', 'claim_cells',
+           'claim_group', 'claim_counts', 'ClaimsView', 'show_claims', 'write_claims', 'read_claims', 'Explorer',
+           'explorer']
 
 # %% ../nbs/20_experiments.ipynb #b6970211
 STD_COLS = ("dataset", "mechanism", "rep", "seed", "metric", "value", "seconds", "ledger_ok", "ledger_error", "private")
@@ -534,8 +536,10 @@ def plot_vs(df: pd.DataFrame, x: str = "eps", metric: str = "MRE", hue: str = "m
 
 # %% ../nbs/20_experiments.ipynb #e83cae96
 CLAIM_COLS = ["claim", "paper says", "measured", "tolerance", "verdict", "why"]
-VERDICTS = ("reproduced", "not reproduced", "refuted")
+VERDICTS = ("reproduced", "differs", "refuted", "inconclusive")
 Z_CLAIM = 3.0        # z of every verdict: 3 sd (numbers) or 3 standard errors (directions), derived above
+MEANINGFUL = 0.25    # a number a quarter away from the paper's is meaningfully different: a tenth of a decade on the papers' log-scale axes
+REPS_REACH = 1000    # repetitions beyond any run here or in the papers (1 to 20): a power note asking more says repetitions cannot decide
 MOST = 0.5           # "most"/"generally": more than half of the cells
 QUANTIFIERS = ("every", "most", "some")
 
@@ -567,75 +571,153 @@ def t_factor(z: float, n: int) -> float:
     from scipy import stats
     return float(stats.t.ppf(stats.norm.cdf(z), n - 1)) if n > 1 else 0.0
 
+def bonferroni_z(z: float, m: int) -> float:
+    "The z whose one-sided tail is that of `z` divided by `m`: one of m cells crossing it by chance is as rare as one crossing z."
+    from scipy import stats
+    return float(stats.norm.isf(stats.norm.sf(z) / check_int(m, "m", minimum=1)))
+
+def reps_needed(ok) -> float:
+    "The fewest repetitions n (2..REPS_REACH) with ok(n) true (ok grows with n), or inf when even REPS_REACH is not enough."
+    if not ok(REPS_REACH): return math.inf
+    lo, hi = 1, REPS_REACH                          # ok(hi) holds; find the first n > lo where it does
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+    return hi
+
 def _g(v) -> str: return f"{v:.4g}"
 
-def _row(claim, paper_says, measured, tol, verdict, why, context):
+def _row(claim, paper_says, measured, tol, verdict, why, context, need=None):
+    "A claims row; `reps_needed` (not a table column) keeps an inconclusive row's power for `claim_group`."
     return dict(claim=claim, paper_says=paper_says, measured=measured, tolerance=tol, verdict=verdict,
-                why=why + (f" ({context})" if context else ""))
+                why=why + (f" ({context})" if context else ""), reps_needed=need)
+
+def _power_note(n_needed: float, n: int | None, why_not: str, hardest=None) -> str:
+    "The power note of an inconclusive row: the repetitions that would decide it, or why none would."
+    if math.isfinite(n_needed):
+        said = ([f"here {n}"] if n else []) + ([f"the hardest undecided cell: {hardest}"] if hardest is not None else [])
+        return f"power: about {int(n_needed)} repetitions would decide it" + (f" ({'; '.join(said)})" if said else "")
+    return f"power: more repetitions cannot decide it ({why_not})"
 
 def claim_number(claim: str, paper: float, samples, digits: int | None = None, paper_runs: int | None = 1,
-                 context: str = "", z: float = Z_CLAIM) -> dict:
-    "A numeric claim: reproduced when |paper - mean| <= z sd sqrt(1/paper_runs + 1/n) (paper_runs=None: an exact value), at least half a unit of its last printed digit."
+                 context: str = "", z: float = Z_CLAIM, margin: float | None = None) -> dict:
+    """A numeric claim: `differs` when |paper - mean| > tol = z sd sqrt(1/paper_runs + 1/n) (paper_runs=None: an exact value;
+    at least half a unit of the last printed digit); else `reproduced` when tol <= margin (default MEANINGFUL |paper|), else `inconclusive`."""
     n, m, sd = _spread(samples)
     inv_r = 0.0 if paper_runs is None else 1 / check_int(paper_runs, "paper_runs", minimum=1)
-    tol = t_factor(z, n) * sd * math.sqrt(inv_r + 1 / n)
-    if digits is not None: tol = max(tol, 0.5 * 10.0 ** -check_int(digits, "digits", minimum=0))
-    gap = m - float(paper)
-    ok = abs(gap) <= tol
-    why = f"our mean is {_g(abs(gap))} {'above' if gap > 0 else 'below'} the paper's {_g(paper)}, {'within' if ok else 'outside'} ±{_g(tol)}"
-    return _row(claim, _g(paper), f"{_g(m)} ± {_g(sd)} (n={n})", f"±{_g(tol)}", "reproduced" if ok else "not reproduced", why, context)
+    floor = 0.0 if digits is None else 0.5 * 10.0 ** -check_int(digits, "digits", minimum=0)
+    tol_at = lambda k: max(t_factor(z, k) * sd * math.sqrt(inv_r + 1 / k), floor)
+    tol, paper = tol_at(n), float(paper)
+    if margin is None:
+        if paper == 0: raise ValueError("paper=0 has no relative margin: pass margin=, the smallest difference from 0 that matters")
+        margin = MEANINGFUL * abs(paper)
+    elif not (math.isfinite(margin) and margin > 0): raise ValueError(f"margin={margin!r} is not allowed: margin must be a finite number > 0")
+    gap = m - paper
+    if abs(gap) > tol: v = "differs"
+    else: v = "reproduced" if tol <= margin else "inconclusive"
+    why = f"our mean is {_g(abs(gap))} {'above' if gap > 0 else 'below'} the paper's {_g(paper)}, {'within' if v != 'differs' else 'outside'} ±{_g(tol)}"
+    if v == "inconclusive":
+        why_not = (f"the paper prints ±{_g(floor)}" if floor > margin else
+                   f"the paper's own {'run varies' if inv_r == 1 else f'{round(1 / inv_r)} runs vary'} by ±{_g(z * sd * math.sqrt(inv_r))} at z={_g(z)}")
+        need = reps_needed(lambda k: tol_at(k) <= margin) if floor <= margin else math.inf
+        why += f", wider than the ±{_g(margin)} that matters; " + _power_note(need, n, why_not)
+    return _row(claim, _g(paper), f"{_g(m)} ± {_g(sd)} (n={n})", f"±{_g(tol)}", v, why, context, need if v == "inconclusive" else None)
 
-def _direction(diffs, z):
+def _direction(diffs, z, z_other=None):
+    "One cell: (outcome, n, mean, sd, se, t_claimed, t_other): holds above t(z) SE, the other way below -t(z_other) SE."
     n, m, sd = _spread(diffs, "diffs", min_n=2)
-    se, k = sd / math.sqrt(n), t_factor(z, n)
-    v = "reproduced" if m - k * se > 0 else "refuted" if m + k * se < 0 else "not reproduced"
-    return v, n, m, sd, se, k
+    se, k, k_o = sd / math.sqrt(n), t_factor(z, n), t_factor(z_other or z, n)
+    v = "reproduced" if m - k * se > 0 else "refuted" if m + k_o * se < 0 else "inconclusive"
+    return v, n, m, sd, se, k, k_o
+
+def _direction_reps(m, sd, z) -> float:
+    "Repetitions after which a mean difference m with per-seed sd would be t(z) standard errors from 0."
+    if sd == 0: return math.inf if m == 0 else 2
+    return reps_needed(lambda k: abs(m) > t_factor(z, k) * sd / math.sqrt(k))
 
 def claim_sign(claim: str, paper_says: str, diffs, context: str = "", z: float = Z_CLAIM) -> dict:
-    "A direction, measured as per-seed differences whose claimed sign is positive: reproduced / refuted at z standard errors, else not reproduced."
-    v, n, m, sd, se, k = _direction(diffs, z)
+    "A direction, measured as per-seed differences whose claimed sign is positive: reproduced / refuted at z standard errors, else inconclusive with a power note."
+    v, n, m, sd, se, k, _ = _direction(diffs, z)
     why = {"reproduced": f"the difference is {_g(m / se) if se else 'infinitely many'} standard errors on the claimed side",
            "refuted": f"the difference is {_g(-m / se) if se else 'infinitely many'} standard errors on the other side",
-           "not reproduced": f"the difference is within {_g(k)} standard errors of 0"}[v]
-    return _row(claim, paper_says, f"{_g(m)} ± {_g(sd)} (n={n})", f"{_g(k)} SE = {_g(k * se)}", v, why, context)
+           "inconclusive": f"the difference is within {_g(k)} standard errors of 0"}[v]
+    need = _direction_reps(m, sd, z) if v == "inconclusive" else None
+    if v == "inconclusive": why += "; " + _power_note(need, n, f"the mean difference is {_g(m)} ± {_g(se)}: 0 within its spread")
+    return _row(claim, paper_says, f"{_g(m)} ± {_g(sd)} (n={n})", f"{_g(k)} SE = {_g(k * se)}", v, why, context, need)
 
 def claim_cells(claim: str, paper_says: str, diffs_by_cell: dict, quantifier: str = "every", context: str = "",
                 z: float = Z_CLAIM, max_named: int = 3) -> dict:
-    "A direction over cells ({cell: per-seed differences, claimed sign positive}): each cell as in `claim_sign`, then every/most/some."
+    """A direction over cells ({cell: per-seed differences, claimed sign positive}), with the paper's quantifier.
+    A cell holds / goes the other way at z standard errors (t-corrected) where the verdict needs all cells to agree, and at
+    the Bonferroni z over the cells where one cell can decide it: every (reproduced: all hold; refuted: one the other way),
+    most (more than half hold / at least half the other way), some (one holds / all the other way); else inconclusive."""
     if quantifier not in QUANTIFIERS: raise ValueError(f"quantifier={quantifier!r} is not allowed: quantifier must be one of {QUANTIFIERS}")
     if not diffs_by_cell: raise ValueError("diffs_by_cell is empty: at least one cell is needed")
-    res = {c: _direction(d, z)[0] for c, d in diffs_by_cell.items()}
-    k, n = sum(v == "reproduced" for v in res.values()), len(res)
-    r = sum(v == "refuted" for v in res.values())
-    if quantifier == "every": v = "reproduced" if k == n else "refuted" if r else "not reproduced"
-    elif quantifier == "most": v = "reproduced" if k > MOST * n else "refuted" if r > MOST * n else "not reproduced"
-    else: v = "reproduced" if k else "refuted" if r == n else "not reproduced"
+    n = len(diffs_by_cell)
+    zb = bonferroni_z(z, n)
+    z_hold, z_other = {"every": (z, zb), "most": (zb, zb), "some": (zb, z)}[quantifier]
+    cells = {c: _direction(d, z_hold, z_other) for c, d in diffs_by_cell.items()}
+    res = {c: x[0] for c, x in cells.items()}
+    k, r = sum(v == "reproduced" for v in res.values()), sum(v == "refuted" for v in res.values())
+    if quantifier == "every": v = "reproduced" if k == n else "refuted" if r else "inconclusive"
+    elif quantifier == "most": v = "reproduced" if k > MOST * n else "refuted" if r >= (1 - MOST) * n else "inconclusive"
+    else: v = "reproduced" if k else "refuted" if r == n else "inconclusive"
     named = lambda w: ", ".join(map(str, [c for c, x in res.items() if x == w][:max_named]))
-    why = f"{quantifier}: {k} of {n} cells hold by z={_g(z)} (t-corrected) SE, {r} the other way" + (f" (e.g. {named('refuted')})" if r else "")
-    if v != "reproduced" and n - k - r: why += f"; undecided: {named('not reproduced')}" + (" ..." if n - k - r > max_named else "")
-    return _row(claim, paper_says, f"{k}/{n} cells as claimed, {r} opposite", f"z={_g(z)} SE per cell (t-corrected)", v, why, context)
+    why = f"{quantifier}: {k} of {n} cells hold, {r} the other way" + (f" (e.g. {named('refuted')})" if r else "")
+    undecided = [c for c, x in res.items() if x == "inconclusive"]
+    if v != "reproduced" and undecided: why += f"; undecided: {named('inconclusive')}" + (" ..." if len(undecided) > max_named else "")
+    hard = None
+    if v == "inconclusive":
+        need = {c: _direction_reps(cells[c][2], cells[c][3], z_hold if cells[c][2] > 0 else z_other) for c in undecided}
+        hard = max(need, key=need.get)
+        why += "; " + _power_note(need[hard], min(x[1] for x in cells.values()),
+                                  f"cell {hard} has a mean difference of {_g(cells[hard][2])} ± {_g(cells[hard][4])}: 0 within its spread", hard)
+    tol = (f"z={_g(z)} SE per cell (t-corrected)" + (f"; {'holding' if quantifier != 'every' else 'the other way'}"
+           f"{' and the other way' if quantifier == 'most' else ''} at the Bonferroni z={_g(zb)} over {n} cells" if n > 1 else ""))
+    return _row(claim, paper_says, f"{k}/{n} cells as claimed, {r} opposite", tol, v, why, context, need[hard] if hard is not None else None)
+
+def claim_group(claim: str, paper_says: str, rows: list, context: str = "", max_named: int = 4) -> dict:
+    "One row over a group of `claim_number` rows (e.g. every cell of a table): differs when any cell differs, reproduced when every cell is, else inconclusive."
+    if not rows: raise ValueError("rows is empty: at least one claim_number row is needed")
+    by = {v: [r for r in rows if r["verdict"] == v] for v in VERDICTS}
+    v = "differs" if by["differs"] else "reproduced" if len(by["reproduced"]) == len(rows) else "inconclusive"
+    off = by["differs"] or by["inconclusive"]
+    why = f"every cell: {len(by['reproduced'])} of {len(rows)} reproduced, {len(by['differs'])} differ, {len(by['inconclusive'])} inconclusive"
+    if off: why += "; e.g. " + "; ".join(f"{r['claim']}: {r['measured']} ({r['verdict']})" for r in off[:max_named]) + (" ..." if len(off) > max_named else "")
+    need = max(r.get("reps_needed") or math.inf for r in by["inconclusive"]) if v == "inconclusive" else None
+    if v == "inconclusive": why += "; " + _power_note(need, None, "one of its cells cannot be decided")
+    return _row(claim, paper_says, f"{len(by['reproduced'])}/{len(rows)} cells reproduced", "per cell, claim_number", v, why, context, need)
 
 def claim_counts(table: pd.DataFrame) -> dict:
-    "Number of claims per verdict (every verdict present, 0 when absent)."
+    "Number of claims per verdict (every verdict of `VERDICTS`, in that order, 0 when absent)."
     return {v: int((table["verdict"] == v).sum()) for v in VERDICTS}
 
 # %% ../nbs/20_experiments.ipynb #15e2e4fe
-VERDICT_MARKS = {"reproduced": ("✓", "#1a7f37", "#e6f4ea"), "not reproduced": ("○", "#7d4e00", "#fff4d6"),
-                 "refuted": ("✗", "#b3261e", "#fde7e6")}   # symbol, text colour, background
+VERDICT_MARKS = {"reproduced": ("✓", "#1a7f37", "#e6f4ea"), "differs": ("≠", "#9a4d00", "#fff1e0"),
+                 "refuted": ("✗", "#b3261e", "#fde7e6"), "inconclusive": ("?", "#57606a", "#f0f2f4")}   # symbol, text colour, background
+SMOKE_COLS = ["claim", "paper says", "measured"]   # a smoke run's columns: its numbers, no tolerance, verdict or reason
+SMOKE_NOTE = ("Smoke run: the numbers of a small run, without verdicts: a few seeds cannot decide a claim, and a verdict "
+              "here could contradict the committed paper-scale table (run at scale='paper' for verdicts).")
 
 class ClaimsView:
-    "A claims table for reading: whole cells, left-aligned, verdicts marked; HTML in notebooks, reports and docs, text elsewhere."
-    def __init__(self, table): self.table = claims_table(table.to_dict("records") if isinstance(table, pd.DataFrame) else table)
+    """A claims table for reading: whole cells, left-aligned, verdicts marked; HTML in notebooks, reports and docs, text elsewhere.
+    `smoke=True` (a run below paper scale) shows the measured numbers only, under `SMOKE_NOTE`."""
+    def __init__(self, table, smoke: bool = False):
+        self.table = claims_table(table.to_dict("records") if isinstance(table, pd.DataFrame) else table)
+        self.smoke = check_bool(smoke, "smoke")
     def counts_line(self) -> str:
+        if self.smoke: return SMOKE_NOTE
         return ", ".join(f"{VERDICT_MARKS[v][0]} {n} {v}" for v, n in claim_counts(self.table).items())
     def _repr_html_(self) -> str:
         td = "text-align:left;vertical-align:top;padding:.35em .6em;border:1px solid #d0d7de;white-space:normal"
-        head = "".join(f'<th style="{td};background:#f6f8fa">{html.escape(c)}</th>' for c in CLAIM_COLS)
+        cols = SMOKE_COLS if self.smoke else CLAIM_COLS
+        head = "".join(f'<th style="{td};background:#f6f8fa">{html.escape(c)}</th>' for c in cols)
         rows = []
         for r in self.table.itertuples(index=False):
-            sym, fg, bg = VERDICT_MARKS[r[4]]
-            cells = [f'<td style="{td}">{html.escape(str(v))}</td>' for v in r]
-            cells[4] = f'<td style="{td};background:{bg};color:{fg};font-weight:bold;white-space:nowrap">{sym} {html.escape(r[4])}</td>'
+            cells = [f'<td style="{td}">{html.escape(str(v))}</td>' for v in r[:len(cols)]]
+            if not self.smoke:
+                sym, fg, bg = VERDICT_MARKS[r[4]]
+                cells[4] = f'<td style="{td};background:{bg};color:{fg};font-weight:bold;white-space:nowrap">{sym} {html.escape(r[4])}</td>'
             rows.append("<tr>" + "".join(cells) + "</tr>")
         return (f'<div class="claims-table"><p><b>{html.escape(self.counts_line())}</b></p>'
                 f'<table style="border-collapse:collapse;font-size:90%;text-align:left"><thead><tr>{head}</tr></thead>'
@@ -643,12 +725,14 @@ class ClaimsView:
     def __repr__(self) -> str:
         lines = [self.counts_line()]
         for r in self.table.itertuples(index=False):
-            lines.append(f"{VERDICT_MARKS[r[4]][0]} {r[0]} | paper: {r[1]} | measured: {r[2]} ({r[3]}) | {r[4]}: {r[5]}")
+            lines.append(f"- {r[0]} | paper: {r[1]} | measured: {r[2]}" if self.smoke else
+                         f"{VERDICT_MARKS[r[4]][0]} {r[0]} | paper: {r[1]} | measured: {r[2]} ({r[3]}) | {r[4]}: {r[5]}")
         return "\n".join(lines)
 
-def show_claims(table) -> ClaimsView:
-    "Display a claims table whole, left-aligned, with marked verdicts (a DataFrame from `claims_table`, or its rows)."
-    return ClaimsView(table)
+def show_claims(table, smoke: bool = False) -> ClaimsView:
+    """Display a claims table whole, left-aligned, with marked verdicts (a DataFrame from `claims_table`, or its rows);
+    `smoke=True` for a run below paper scale: its numbers only, no verdicts."""
+    return ClaimsView(table, smoke)
 
 # %% ../nbs/20_experiments.ipynb #2af0fd8b
 def _md_cell(v) -> str: return str(v).replace("|", "\\|").replace("\n", " ")
