@@ -216,6 +216,7 @@ def test_a_store_written_before_the_private_column_still_resumes(tmp_path):
     with ResultStore(path) as st:
         df = run_grid(g, st, executor="serial", progress=False)
         assert df.private.all() and len(st) == len(g)
+        assert st.claims().empty                       # the claims table was added to the older store
 
 
 # ---------------------------------------------------------------- store
@@ -346,7 +347,8 @@ def test_sigkill_loses_nothing_and_resume_runs_only_missing(tmp_path, where):
         assert 3 <= len(stored) < len(all_seeds)
         started = {int(x) for x in log1.read_text().split()}
         assert stored <= started                     # everything stored was computed by the killed run
-        resumed = run_grid(grid, st, executor="serial", progress=False)
+        with pytest.warns(RuntimeWarning, match="no longer runs"):     # the killed run's claims: its process is gone
+            resumed = run_grid(grid, st, executor="serial", progress=False)
         ran = {int(x) for x in log2.read_text().split()}
         assert ran == all_seeds - stored             # only the missing cells ran
         assert resumed.attrs == {"computed": len(all_seeds) - len(stored), "skipped": len(stored)}
@@ -357,6 +359,114 @@ def test_sigkill_loses_nothing_and_resume_runs_only_missing(tmp_path, where):
     cols = [c for c in ref_frame.columns if c != "seconds"]
     pd.testing.assert_frame_equal(killed_frame[cols], ref_frame[cols])
     pd.testing.assert_frame_equal(resumed[cols], uninterrupted[cols])
+
+
+TWO_SCRIPT = '''
+import os, pickle, sys, time
+from pathlib import Path
+import numpy as np
+from wevent_nb.core import HistogramStream, ToyUniform
+from wevent_nb.experiments import Grid, run_grid
+
+def mae(est, true): return float(np.mean(np.abs(est - true)))
+
+def make_grid(log):
+    class Logged(ToyUniform):
+        def run(self, stream, rng=None):
+            with open(log, "a") as f: f.write(f"{os.getpid()} {rng}\\n")    # rng is the cell's seed
+            time.sleep(0.05)                                               # long enough for the two runs to overlap
+            return super().run(stream, rng)
+    s = HistogramStream(np.arange(120.0).reshape(40, 3))
+    return Grid({"s": s}, {"logged": (Logged, {"w": 5})}, {"eps": [0.5, 1.0, 2.0]}, reps=4, metrics=[("MAE", mae)])
+
+if __name__ == "__main__":
+    store, log, me, go, out = sys.argv[1:]
+    grid = make_grid(log)
+    Path(me).touch()                                  # imported and ready: wait for the other process
+    while not Path(go).exists(): time.sleep(0.01)
+    df = run_grid(grid, store, executor="serial", progress=False)
+    with open(out, "wb") as f: pickle.dump(df, f)
+'''
+
+
+def test_two_processes_on_one_store_compute_each_cell_once(tmp_path):
+    script = tmp_path / "two.py"; script.write_text(TWO_SCRIPT)
+    db, log, go = tmp_path / "shared.sqlite", tmp_path / "log.txt", tmp_path / "go"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    procs = [subprocess.Popen([sys.executable, str(script), str(db), str(log), str(tmp_path / f"ready{i}"), str(go), str(tmp_path / f"out{i}.pkl")], env=env)
+             for i in range(2)]
+    try:
+        t0 = time.time()
+        while not all((tmp_path / f"ready{i}").exists() for i in range(2)):
+            assert all(p.poll() is None for p in procs) and time.time() - t0 < 60, "a process died or did not start"
+            time.sleep(0.02)
+        go.touch()                                    # both start the grid at once
+        assert [p.wait(timeout=60) for p in procs] == [0, 0]
+    finally:
+        for p in procs:
+            if p.poll() is None: p.kill(); p.wait()
+    spec = importlib.util.spec_from_file_location("two", script); mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+    grid = mod.make_grid(str(tmp_path / "unused.txt"))
+    ran = [line.split() for line in log.read_text().splitlines()]
+    assert sorted(int(s) for _, s in ran) == sorted(c.seed for c in grid.cells())     # every cell computed exactly once in total
+    frames = [pd.read_pickle(tmp_path / f"out{i}.pkl") for i in range(2)]
+    assert sorted(f.attrs["computed"] for f in frames) == [0, len(grid)]             # one computed, the other waited
+    assert {int(pid) for pid, _ in ran} == {p.pid for p, f in zip(procs, frames) if f.attrs["computed"]}
+    pd.testing.assert_frame_equal(frames[0], frames[1])                              # both have the whole grid
+    assert len(frames[0]) == len(grid)
+    with ResultStore(db) as st: assert len(st) == len(grid) and st.claims().empty
+
+
+def _claim_all(db, grid, **row):
+    "Claim every cell of `grid` in the store at `db` as another owner would (host, pid, claimed time in `row`)."
+    with sqlite3.connect(db) as con:
+        con.executemany("INSERT INTO claims VALUES (?,?,?,?,?)", [(c.key, row["owner"], row["host"], row["pid"], row["claimed"]) for c in grid.cells()])
+
+
+def test_a_dead_process_claims_are_taken_over(tmp_path):
+    import socket
+    g = _grid(mechanisms={"U": (ToyUniform, {})})
+    gone = subprocess.Popen([sys.executable, "-c", "pass"]); gone.wait()            # a process that has ended
+    with ResultStore(tmp_path / "s.sqlite") as st:
+        _claim_all(st.path, g, owner="crashed", host=socket.gethostname(), pid=gone.pid, claimed=time.time())
+        assert len(st.claims()) == len(g)
+        with pytest.warns(RuntimeWarning, match=f"took over the cells claimed by crashed: its process {gone.pid} on this host no longer runs"):
+            df = _run(g, store=st, executor="serial")
+        assert df.attrs == {"computed": len(g), "skipped": 0} and st.claims().empty
+    pd.testing.assert_frame_equal(df[COLS], _run(g, executor="serial")[COLS])
+
+
+def test_a_claim_past_its_lease_is_taken_over_after_waiting(tmp_path, monkeypatch):
+    from wevent_nb import experiments
+    monkeypatch.setattr(experiments, "CLAIM_LEASE", 1.0); monkeypatch.setattr(experiments, "CLAIM_POLL", 0.05)
+    g = _grid(mechanisms={"U": (ToyUniform, {})})
+    with ResultStore(tmp_path / "s.sqlite") as st:
+        _claim_all(st.path, g, owner="far", host="another-host", pid=os.getpid(), claimed=time.time())   # fresh, on a host we cannot see
+        t0 = time.time()
+        with pytest.warns(RuntimeWarning, match=r"claimed by far: its claim was not renewed for \d+ s \(CLAIM_LEASE is 1 s\)"):
+            df = _run(g, store=st, executor="serial")
+        assert time.time() - t0 >= 1.0                                              # it waited for the lease
+        assert df.attrs["computed"] == len(g) and st.claims().empty
+
+
+def test_claims_are_released_on_failure_and_interruption(tmp_path):
+    class Interrupted(ToyUniform):
+        def run(self, stream, rng=None):
+            if self.eps == 2.0: raise KeyboardInterrupt
+            return super().run(stream, rng)
+    g = _grid(mechanisms={"I": (Interrupted, {})}, params={"eps": [0.5, 1.0, 2.0], "w": [5]}, reps=2)
+    with ResultStore(tmp_path / "s.sqlite") as st:
+        with pytest.raises(KeyboardInterrupt): _run(g, store=st, executor="serial")
+        assert len(st) == 4 and st.claims().empty                                  # what was stored stays; no claim is left
+        with pytest.warns(RuntimeWarning), pytest.raises(CellsFailed): run_grid(_grid(mechanisms={"F": (Flaky, {})}), st, executor="serial", progress=False)
+        assert st.claims().empty
+
+
+def test_a_store_in_memory_takes_no_claims():
+    with ResultStore(":memory:") as st:
+        assert not st.shared
+        df = _run(_grid(mechanisms={"U": (ToyUniform, {})}), store=st, executor="serial")
+        assert len(st) == len(df) // 2 and st.claims().empty
 
 
 # ---------------------------------------------------------------- figures, claims, explorer

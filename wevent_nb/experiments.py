@@ -20,14 +20,14 @@ from .core import (PrivacyBudgetExceeded, HistogramStream, CategoricalAggregate,
                             get_mechanism, seed_from_key)
 
 # %% auto #0
-__all__ = ['STD_COLS', 'SCHEDULER_ENV', 'CONNECT_TIMEOUT', 'CHUNKS_PER_WORKER', 'CHUNK_MAX', 'CLAIM_COLS', 'VERDICTS', 'Z_CLAIM',
-           'MEANINGFUL', 'REPS_REACH', 'MOST', 'QUANTIFIERS', 'VERDICT_MARKS', 'SMOKE_COLS', 'SMOKE_NOTE',
-           'EXPLORER_EPS', 'Y_LABEL', 'Cell', 'default_truth', 'make_mechanism', 'resolve_metric', 'Grid', 'run_cell',
-           'ResultStore', 'records_to_frame', 'param_columns', 'process_pool', 'LedgerCheckFailed', 'dask_client',
-           'n_workers', 'chunk_size', 'CellsFailed', 'UnguardedScript', 'run_grid', 'grid_executor', 'plot_vs',
-           'claims_table', 't_factor', 'bonferroni_z', 'reps_needed', 'claim_number', 'claim_sign', 'claim_cells',
-           'claim_group', 'claim_counts', 'ClaimsView', 'show_claims', 'write_claims', 'read_claims', 'Explorer',
-           'explorer']
+__all__ = ['STD_COLS', 'CLAIM_LEASE', 'CLAIM_RENEW', 'CLAIM_POLL', 'SCHEDULER_ENV', 'CONNECT_TIMEOUT', 'CHUNKS_PER_WORKER',
+           'CHUNK_MAX', 'CLAIM_COLS', 'VERDICTS', 'Z_CLAIM', 'MEANINGFUL', 'REPS_REACH', 'MOST', 'QUANTIFIERS',
+           'VERDICT_MARKS', 'SMOKE_COLS', 'SMOKE_NOTE', 'EXPLORER_EPS', 'Y_LABEL', 'Cell', 'default_truth',
+           'make_mechanism', 'resolve_metric', 'Grid', 'run_cell', 'ResultStore', 'records_to_frame', 'param_columns',
+           'process_pool', 'LedgerCheckFailed', 'dask_client', 'n_workers', 'chunk_size', 'CellsFailed',
+           'UnguardedScript', 'run_grid', 'grid_executor', 'plot_vs', 'claims_table', 't_factor', 'bonferroni_z',
+           'reps_needed', 'claim_number', 'claim_sign', 'claim_cells', 'claim_group', 'claim_counts', 'ClaimsView',
+           'show_claims', 'write_claims', 'read_claims', 'Explorer', 'explorer']
 
 # %% ../nbs/20_experiments.ipynb #b6970211
 STD_COLS = ("dataset", "mechanism", "rep", "seed", "metric", "value", "seconds", "ledger_ok", "ledger_error", "private")
@@ -164,12 +164,14 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS cells (key TEXT PRIMARY KEY, dataset TEXT, mechanism TEXT, params TEXT, fixed TEXT,
     rep INTEGER, seed INTEGER, seconds REAL, ledger_ok INTEGER, ledger_error TEXT, finished REAL, private INTEGER DEFAULT 1);
 CREATE TABLE IF NOT EXISTS results (key TEXT, pos INTEGER, metric TEXT, value REAL, PRIMARY KEY (key, pos));
+CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, owner TEXT, host TEXT, pid INTEGER, claimed REAL);
 """
 
 class ResultStore:
     "Finished grid cells in an SQLite database (WAL mode), committed one cell at a time."
     def __init__(self, path):
         self.path, self.con = str(path), None
+        self.shared = self.path not in ("", ":memory:")      # a file other processes can open: run_grid claims cells in it
         try:
             self.con = sqlite3.connect(self.path, timeout=60, check_same_thread=False)
             self.con.execute("PRAGMA journal_mode=WAL"); self.con.execute("PRAGMA synchronous=NORMAL")
@@ -181,9 +183,10 @@ class ResultStore:
             if self.con is not None: self.con.close()
             raise type(e)(f"result store {self.path}: {_store_problem(self.path, e)}") from e
 
-    def done_keys(self) -> set[str]:
-        "Keys of the finished cells."
-        return {k for (k,) in self.con.execute("SELECT key FROM cells")}
+    def done_keys(self, keys=None) -> set[str]:
+        "Keys of the finished cells (those among `keys`, when given)."
+        if keys is None: return {k for (k,) in self.con.execute("SELECT key FROM cells")}
+        return {k for (k,) in self.con.execute("SELECT key FROM cells WHERE key IN (SELECT value FROM json_each(?))", (json.dumps(list(keys)),))}
 
     def write(self, rec: dict):
         "Store one finished cell (record and metric values) in a single committed transaction."
@@ -194,6 +197,7 @@ class ResultStore:
                               int(rec["rep"]), int(rec["seed"]), float(rec["seconds"]), int(bool(rec["ledger_ok"])), rec["ledger_error"], time.time(),
                               int(bool(rec.get("private", True)))))
             self.con.execute("DELETE FROM results WHERE key=?", (rec["key"],))
+            self.con.execute("DELETE FROM claims WHERE key=?", (rec["key"],))      # stored: nobody needs to compute it
             self.con.executemany("INSERT INTO results VALUES (?,?,?,?)",
                                  [(rec["key"], i, m, None if math.isnan(v) else float(v)) for i, (m, v) in enumerate(rec["values"])])
 
@@ -214,6 +218,41 @@ class ResultStore:
         "Every stored result as a tidy DataFrame, in a canonical order (data set, mechanism, params, rep, metric)."
         recs = sorted(self.records().values(), key=_record_order)
         return records_to_frame(recs)
+
+    def claim(self, keys, owner: str) -> tuple[set[str], dict[str, str]]:
+        "Claim for `owner`, in one transaction, those of `keys` not stored and not claimed by a live owner: (the keys among `keys` that `owner` holds, {former owner: why its claim was taken over})."
+        keys, host, pid, now = list(keys), socket.gethostname(), os.getpid(), time.time()
+        self.con.execute("BEGIN IMMEDIATE")       # one writer at a time; the others wait (the connection's busy timeout)
+        try:
+            done = self.done_keys(keys)
+            held = {k: r for k, *r in self.con.execute("SELECT key, owner, host, pid, claimed FROM claims WHERE key IN (SELECT value FROM json_each(?))",
+                                                       (json.dumps(keys),))}
+            grab, taken = [], {}
+            for k in keys:
+                if k in done or (k in held and held[k][0] == owner): continue
+                if k in held:
+                    why = _claim_gone(*held[k][1:], now)
+                    if why is None: continue
+                    taken[held[k][0]] = why
+                grab.append(k)
+            self.con.executemany("INSERT OR REPLACE INTO claims VALUES (?,?,?,?,?)", [(k, owner, host, pid, now) for k in grab])
+            self.con.commit()
+        except BaseException:
+            self.con.rollback(); raise
+        return {k for k in keys if k in grab or (k in held and held[k][0] == owner)}, taken
+
+    def renew(self, owner: str):
+        "Mark `owner`'s claims as current (its lease starts again)."
+        with self.con: self.con.execute("UPDATE claims SET claimed=? WHERE owner=?", (time.time(), owner))
+
+    def release(self, owner: str):
+        "Drop every claim of `owner` (its stored cells' claims went when they were stored)."
+        with self.con: self.con.execute("DELETE FROM claims WHERE owner=?", (owner,))
+
+    def claims(self) -> pd.DataFrame:
+        "The open claims: which process (owner, host, pid) is computing which cell (key) since when (claimed, Unix time)."
+        return pd.DataFrame(self.con.execute("SELECT key, owner, host, pid, claimed FROM claims ORDER BY claimed, key").fetchall(),
+                            columns=["key", "owner", "host", "pid", "claimed"])
 
     def __len__(self): return self.con.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
     def close(self): self.con.close()
@@ -238,6 +277,59 @@ def _sortable(v):
 
 def _record_order(r):
     return (r["dataset"], r["mechanism"], tuple((k, _sortable(v)) for k, v in sorted(r["params"].items())), r["rep"])
+
+# %% ../nbs/20_experiments.ipynb #1272a213
+import contextlib, secrets, socket
+
+CLAIM_LEASE = 600.0   # s: a claim not renewed for this long is taken over (a live owner stores a cell every few seconds; see above)
+CLAIM_RENEW = 30.0    # s: an owner renews its claims at most this often: one UPDATE, twenty times within a lease
+CLAIM_POLL = 0.5      # s: a waiting process looks at the store this often (one short transaction), so it sees cells within half a second
+
+def _alive(pid: int) -> bool:
+    "Is process `pid` of this host running? (Off POSIX this is not asked: assumed so, and the lease decides.)"
+    if os.name != "posix": return True             # on Windows os.kill(pid, 0) would terminate the process
+    try: os.kill(pid, 0)
+    except ProcessLookupError: return False
+    except PermissionError: return True            # running, as another user
+    return True
+
+def _claim_gone(host: str, pid: int, claimed: float, now: float) -> str | None:
+    "Why a claim's owner is taken to be gone, or None while it may still be computing."
+    if host == socket.gethostname() and not _alive(pid): return f"its process {pid} on this host no longer runs"
+    if now - claimed > CLAIM_LEASE: return f"its claim was not renewed for {now - claimed:.0f} s (CLAIM_LEASE is {CLAIM_LEASE:.0f} s)"
+    return None
+
+class _Claims:
+    "One run_grid call's claims on a shared store, under one owner (host, pid, a random token): take, renew, wait, release."
+    def __init__(self, store: ResultStore, progress: bool):
+        self.store, self.progress = store, progress
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
+        self.renewed = time.monotonic()
+
+    def take(self, cells: list) -> list:
+        "Those of `cells` this call now holds: claimed here, or taken over (with a warning) from an owner that is gone."
+        mine, taken = self.store.claim([c.key for c in cells], self.owner)
+        for owner, why in taken.items(): warnings.warn(f"took over the cells claimed by {owner}: {why}", RuntimeWarning, stacklevel=3)
+        return [c for c in cells if c.key in mine]
+
+    def renew(self):
+        "Renew this call's claims, at most every CLAIM_RENEW seconds."
+        if time.monotonic() - self.renewed >= CLAIM_RENEW: self.store.renew(self.owner); self.renewed = time.monotonic()
+
+    def wait(self, cells: list) -> tuple[list, list]:
+        "Wait for `cells`, claimed by others: `(cells to compute here, the rest)` as soon as some can be claimed; `([], [])` once all are stored."
+        from tqdm.auto import tqdm
+        with tqdm(total=len(cells), desc="cells claimed by other processes", disable=not self.progress, leave=False) as bar:
+            while True:
+                done = self.store.done_keys(c.key for c in cells)
+                bar.update(len(done)); cells = [c for c in cells if c.key not in done]
+                mine = {c.key for c in self.take(cells)} if cells else set()
+                if mine or not cells: return [c for c in cells if c.key in mine], [c for c in cells if c.key not in mine]
+                self.renew(); time.sleep(CLAIM_POLL)
+
+    def release(self):
+        "Drop this call's open claims. If the store fails now, they stay until taken over (process gone, or lease over)."
+        with contextlib.suppress(sqlite3.Error): self.store.release(self.owner)
 
 # %% ../nbs/20_experiments.ipynb #37532202
 def records_to_frame(records, param_names=None) -> pd.DataFrame:
@@ -451,6 +543,15 @@ def _refuse_unguarded_script(executor, n_cells: int):
                           f'`if __name__ == "__main__":`, or run the grid in this process with executor="serial".')
 
 # %% ../nbs/20_experiments.ipynb #7d72fc6f
+def _job(grid: Grid, cells: list, loaded: dict) -> _Job:
+    "The job of `cells`: their data sets' streams (each loaded once, kept in `loaded` with its truth), the grid's mechanisms and metrics."
+    need = list(dict.fromkeys(c.dataset for c in cells))
+    for k in need:
+        if k not in loaded:
+            s = grid.streams[k]() if callable(grid.streams[k]) else grid.streams[k]
+            loaded[k] = (s, np.asarray((grid.truth or default_truth)(s)))
+    return _Job({k: loaded[k][0] for k in need}, {k: loaded[k][1] for k in need}, grid.mechanisms, list(grid.metrics))
+
 def run_grid(grid: Grid, store: ResultStore | str | Path | None = None, executor=None, progress: bool = True,
              on_ledger_fail: str = "raise") -> pd.DataFrame:
     "Run every cell of `grid` not yet in `store`; return the tidy results frame (one row per cell and metric)."
@@ -461,28 +562,34 @@ def run_grid(grid: Grid, store: ResultStore | str | Path | None = None, executor
     if on_ledger_fail not in ("raise", "record"): raise ValueError(f"on_ledger_fail={on_ledger_fail!r} is not allowed: on_ledger_fail must be 'raise' or 'record'")
     opened = isinstance(store, (str, Path))
     if opened: store = ResultStore(store)
+    claims = _Claims(store, progress) if store is not None and store.shared else None   # other processes may run cells of this store
     try:
         cells = grid.cells()
         done = store.done_keys() if store is not None else set()
         pending = [c for c in cells if c.key not in done]
-        recs, failed = {}, []
+        recs, failed, loaded = {}, [], {}
         if pending:
             _refuse_unguarded_script(executor, len(pending))   # before any work: workers would re-run an unguarded script
             for m in grid.metrics: resolve_metric(m)  # unknown metric names fail here, before any work
-            need = list(dict.fromkeys(c.dataset for c in pending))
-            streams = {k: (grid.streams[k]() if callable(grid.streams[k]) else grid.streams[k]) for k in need}
-            truths = {k: np.asarray((grid.truth or default_truth)(s)) for k, s in streams.items()}
-            job = _Job(streams, truths, grid.mechanisms, list(grid.metrics))
-            for cell, out in _execute(job, pending, executor, progress):
-                if isinstance(out, Exception): failed.append(_failure(cell, out)); continue
-                if store is not None: store.write(out)
-                recs[out["key"]] = out
+            todo = claims.take(pending) if claims is not None else pending      # what another process claimed is left to it
+            mine = {c.key for c in todo}
+            others = [c for c in pending if c.key not in mine]
+            while todo or others:
+                if todo:
+                    for cell, out in _execute(_job(grid, todo, loaded), todo, executor, progress):
+                        if isinstance(out, Exception): failed.append(_failure(cell, out)); continue
+                        if store is not None: store.write(out)
+                        recs[out["key"]] = out
+                        if claims is not None: claims.renew()
+                todo, others = claims.wait(others) if others else ([], [])    # computes what an owner that is gone left
+        computed = len(recs)
         if store is not None: recs.update(store.records([c.key for c in cells if c.key not in recs]))
         # JSON round trip: fresh and stored records give identical frames
         ordered = [{**recs[c.key], "params": json.loads(json.dumps(recs[c.key]["params"]))} for c in cells if c.key in recs]
         df = records_to_frame(ordered, list(grid.params))
-        df.attrs.update(computed=len(pending) - len(failed), skipped=len(cells) - len(pending))
+        df.attrs.update(computed=computed, skipped=len(cells) - computed - len(failed))
     finally:
+        if claims is not None: claims.release()
         if opened: store.close()
     if failed: raise CellsFailed(df, pd.DataFrame(failed))
     bad = df[~df["ledger_ok"] & df["private"]].drop_duplicates(["dataset", "mechanism", *grid.params, "rep"])
