@@ -765,3 +765,16 @@ def test_main_guard_forms():
     guard = lambda s: _is_main_guard(ast.parse(s).body[0].test)
     assert all(map(guard, ['if __name__ == "__main__": pass', "if '__main__' == __name__: pass", 'if __name__ == "__main__" and x: pass']))
     assert not any(map(guard, ['if __name__ != "__main__": pass', 'if __name__ == "__mp_main__": pass', "if x: pass", "if __name__: pass"]))
+
+
+def test_two_grids_scoring_one_run_differently_share_a_store(tmp_path):
+    "LDP-IDS's Figs. 5 and 7 share eps = 1, w = 50 runs scored by MRE and by AUC: with one store, each grid gets its own metric."
+    store = tmp_path / "s.sqlite"
+    a = _run(_grid(metrics=[("MAE", mae)]), store=store, executor="serial")
+    b = _run(_grid(metrics=[("MAX", maxerr)]), store=store, executor="serial")
+    assert set(a.metric) == {"MAE"} and set(b.metric) == {"MAX"} and len(a) == len(b) == len(_grid())
+    assert b.attrs["computed"] == len(_grid())                              # not the other grid's records
+    both = _run(_grid(), executor="serial")                                 # the same runs scored by both, without a store
+    for df, m in ((a, "MAE"), (b, "MAX")):
+        np.testing.assert_array_equal(df.value.to_numpy(), both[both.metric == m].value.to_numpy())
+    assert _run(_grid(metrics=[("MAX", maxerr)]), store=store, executor="serial").attrs["computed"] == 0

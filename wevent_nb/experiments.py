@@ -42,16 +42,17 @@ def _plain(v, name="param"):
     raise ValueError(f"{name}={v!r} is not allowed: grid parameters must be numbers, strings, booleans or lists of them")
 
 class Cell(NamedTuple):
-    "One run of a grid: data set, mechanism label, varied params, the mechanism's fixed params, repetition."
+    "One run of a grid: data set, mechanism label, varied params, the mechanism's fixed params, repetition, and the names of the metrics it is scored by."
     dataset: str
     mechanism: str
     params: dict
     fixed: dict
     rep: int
+    metrics: tuple = ()     # part of the store's key, not of the seed: two grids scoring one run differently keep a record each
     @property
     def all_params(self) -> dict: return {**self.fixed, **self.params}
     @property
-    def key(self) -> str: return json.dumps([self.dataset, self.mechanism, sorted(self.all_params.items()), self.rep])
+    def key(self) -> str: return json.dumps([self.dataset, self.mechanism, sorted(self.all_params.items()), self.rep, list(self.metrics)])
     @property
     def seed(self) -> int: return seed_from_key(self.dataset, self.mechanism, tuple(sorted(self.all_params.items())), self.rep)
 
@@ -121,11 +122,11 @@ class Grid:
 
     def cells(self) -> list[Cell]:
         "Every cell, in grid order (data set, mechanism, parameter combination, repetition)."
-        keys, out = list(self.params), []
+        keys, out, names = list(self.params), [], tuple(resolve_metric(m)[0] for m in self.metrics)
         for ds in self.streams:
             for label, (spec, fixed) in self.mechanisms.items():
                 for combo in itertools.product(*self.params.values()):
-                    for r in range(self.reps): out.append(Cell(str(ds), label, dict(zip(keys, combo)), fixed, r))
+                    for r in range(self.reps): out.append(Cell(str(ds), label, dict(zip(keys, combo)), fixed, r, names))
         return out
 
     def __len__(self): return len(self.streams) * len(self.mechanisms) * math.prod(len(v) for v in self.params.values()) * self.reps
