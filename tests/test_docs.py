@@ -206,6 +206,20 @@ def test_broken_links_finds_missing_pages_and_anchors(tmp_path):
     assert mod.broken_links(tmp_path) == ["a.html: b.html#nowhere", "a.html: c.html", "b.html: a.html#svt.run"]
 
 
+def test_notebook_links_point_into_the_site(tmp_path):
+    "A jump link to a heading's Jupyter anchor lands on smalldocs' id for it; a link to a committed table on its page."
+    mod = _tool()
+    (tmp_path / "claims").mkdir(); (tmp_path / "claims" / "002_capp.html").write_text("<p>table</p>")
+    page = tmp_path / "capp.html"
+    text = ('<section id="fig.-8-the-users-means"><h3 class="anchored" data-anchor-id="fig.-8-the-users-means">Fig. 8: the '
+            'users\u2019 <em>means</em></h3></section><h3 class="anchored" data-anchor-id="claims">Claims</h3>'
+            '<a href="#Fig.-8:-the-users%27-means">a</a><a href="#Claims">b</a><a href="#claims">c</a><a href="#Nowhere">d</a>'
+            '<a href="../claims/002_capp.md">e</a><a href="claims/002_capp.md">f</a><a href="../claims/009_none.md">g</a>')
+    fixed = mod.claims_links(mod.jupyter_anchors(text), page, tmp_path)
+    assert re.findall(r'href="([^"]*)"', fixed) == ["#fig.-8-the-users-means", "#claims", "#claims", "#Nowhere",
+                                                   "claims/002_capp.html", "claims/002_capp.html", "../claims/009_none.md"]
+
+
 def test_no_exec_reuses_the_last_full_builds_outputs_while_the_source_is_unchanged(tmp_path):
     mod = _tool()
     project, work = tmp_path / "p", tmp_path / "w"

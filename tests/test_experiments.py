@@ -778,3 +778,33 @@ def test_two_grids_scoring_one_run_differently_share_a_store(tmp_path):
     for df, m in ((a, "MAE"), (b, "MAX")):
         np.testing.assert_array_equal(df.value.to_numpy(), both[both.metric == m].value.to_numpy())
     assert _run(_grid(metrics=[("MAX", maxerr)]), store=store, executor="serial").attrs["computed"] == 0
+
+
+def test_committed_claims_shows_counts_provenance_link_and_table(tmp_path, monkeypatch):
+    import html
+    from wevent_nb.experiments import VERDICTS, committed_claims
+    rows = [(f"claim {i}", "1", "1.0", "±0.1", v, "because") for i, v in enumerate(VERDICTS)] + [("extra", "2", "2", "±0", VERDICTS[0], "y")]
+    md = write_claims(claims_table(rows), tmp_path / "claims" / "005_demo", "Claims: demo", "make demo", "reps 0..2", "paper", date="2026-01-02")
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    (tmp_path / "nbs").mkdir(); monkeypatch.chdir(tmp_path / "nbs")          # as Jupyter, papermill and nbdev run a notebook
+    c = committed_claims("005")
+    assert c.path == md and c.name == "claims/005_demo.md" and c.href == "../claims/005_demo.md"
+    want = ", ".join(f"{2 if v == VERDICTS[0] else 1} {v}" for v in VERDICTS)     # every verdict, in the order of VERDICTS
+    assert c.counts_line() == want and list(c.counts) == list(VERDICTS)
+    page, text = c._repr_html_(), repr(c)
+    assert page.index(want) < page.index("<li><b>command</b>: <code>make demo</code>") < page.index("<details>")
+    assert '<a href="../claims/005_demo.md">claims/005_demo.md</a>' in page and all(html.escape(r[0]) in page for r in rows)
+    assert text.splitlines()[:5] == [f"Paper-scale claims, committed (claims/005_demo.md): {want}", "  command: make demo",
+                                     "  scale: paper", "  seeds: reps 0..2", "  date: 2026-01-02"]
+    for same in (5, "5", "005_demo", "../claims/005_demo.md", md.with_suffix(".csv")): assert committed_claims(same).path == md
+    missing = committed_claims("006")
+    assert missing.path is None and repr(missing).startswith("No committed claims table for paper 006") and "006_*.md" in missing._repr_html_()
+    md.with_suffix(".csv").write_text("claim,verdict\nx,maybe\n")                     # another format (e.g. older verdicts)
+    bad = committed_claims("005")
+    assert bad.table is None and "cannot be read" in repr(bad) and "cannot be read" in bad._repr_html_() and "make demo" in repr(bad)
+    for wrong, err in ((2.5, TypeError), (True, TypeError), (-1, ValueError), (1000, ValueError)):
+        with pytest.raises(err, match="is not allowed"): committed_claims(wrong)
+    (tmp_path / "claims" / "005_old.md").write_text("# old\n")
+    with pytest.raises(ValueError, match="matches 2 committed tables"): committed_claims("005")
+    monkeypatch.chdir(tmp_path.parent)                                              # no claims/ here: the package's checkout
+    assert committed_claims("002").name.startswith("claims/002_")

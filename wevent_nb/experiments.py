@@ -22,12 +22,12 @@ from .core import (PrivacyBudgetExceeded, HistogramStream, CategoricalAggregate,
 # %% auto #0
 __all__ = ['STD_COLS', 'CLAIM_LEASE', 'CLAIM_RENEW', 'CLAIM_POLL', 'SCHEDULER_ENV', 'CONNECT_TIMEOUT', 'CHUNKS_PER_WORKER',
            'CHUNK_MAX', 'CLAIM_COLS', 'VERDICTS', 'Z_CLAIM', 'MEANINGFUL', 'REPS_REACH', 'MOST', 'QUANTIFIERS',
-           'VERDICT_MARKS', 'SMOKE_COLS', 'SMOKE_NOTE', 'EXPLORER_EPS', 'Y_LABEL', 'Cell', 'default_truth',
-           'make_mechanism', 'resolve_metric', 'Grid', 'run_cell', 'ResultStore', 'records_to_frame', 'param_columns',
-           'process_pool', 'LedgerCheckFailed', 'dask_client', 'n_workers', 'chunk_size', 'CellsFailed',
-           'UnguardedScript', 'run_grid', 'grid_executor', 'plot_vs', 'claims_table', 't_factor', 'bonferroni_z',
-           'reps_needed', 'claim_number', 'claim_sign', 'claim_cells', 'claim_group', 'claim_counts', 'ClaimsView',
-           'show_claims', 'write_claims', 'read_claims', 'Explorer', 'explorer']
+           'VERDICT_MARKS', 'SMOKE_COLS', 'SMOKE_NOTE', 'CLAIMS_DIR', 'PROVENANCE', 'EXPLORER_EPS', 'Y_LABEL', 'Cell',
+           'default_truth', 'make_mechanism', 'resolve_metric', 'Grid', 'run_cell', 'ResultStore', 'records_to_frame',
+           'param_columns', 'process_pool', 'LedgerCheckFailed', 'dask_client', 'n_workers', 'chunk_size',
+           'CellsFailed', 'UnguardedScript', 'run_grid', 'grid_executor', 'plot_vs', 'claims_table', 't_factor',
+           'bonferroni_z', 'reps_needed', 'claim_number', 'claim_sign', 'claim_cells', 'claim_group', 'claim_counts',
+           'ClaimsView', 'show_claims', 'write_claims', 'read_claims', 'committed_claims', 'Explorer', 'explorer']
 
 # %% ../nbs/20_experiments.ipynb #b6970211
 STD_COLS = ("dataset", "mechanism", "rep", "seed", "metric", "value", "seconds", "ledger_ok", "ledger_error", "private")
@@ -864,6 +864,94 @@ def read_claims(path) -> pd.DataFrame:
     p = Path(path).with_suffix(".csv")
     if not p.exists(): raise FileNotFoundError(f"no claims table at {p}: write one with write_claims (the paper notebooks do at scale='paper')")
     return claims_table(pd.read_csv(p, keep_default_na=False).to_dict("records"))
+
+# %% ../nbs/20_experiments.ipynb #9aa05ab8
+import re
+
+CLAIMS_DIR = "claims"          # where the paper-scale tables of write_claims are committed, at the repository's root
+PROVENANCE = ("command", "scale", "seeds", "date")   # the header lines of write_claims shown first (others follow)
+
+def _claims_home(root=None) -> Path | None:
+    "The repository holding claims/: `root`, else the working directory or a parent, else the package's checkout."
+    if root is not None: return Path(os.path.abspath(root))
+    import wevent_nb
+    here = Path.cwd().resolve()
+    for d in (here, *here.parents, Path(wevent_nb.__file__).resolve().parents[1]):
+        if (d / CLAIMS_DIR).is_dir() and (d / "pyproject.toml").is_file(): return d
+    return None
+
+def _claims_provenance(md: Path) -> tuple[str, dict]:
+    "The title and the `- key: value` header lines of a table written by write_claims."
+    title, info = "", {}
+    for line in md.read_text(encoding="utf-8").splitlines():
+        if line.startswith("|"): break
+        if line.startswith("# ") and not title: title = line[2:].strip()
+        elif m := re.match(r"^- ([\w ]+): (.*)$", line):
+            v = m.group(2).strip()
+            info[m.group(1).strip()] = v[1:-1] if len(v) > 1 and v[0] == v[-1] == "`" else v
+    return title, info
+
+class _CommittedClaims:
+    "A committed claims table as a paper notebook opens with it: counts, provenance, link, the table folded."
+    def __init__(self, stem: Path | None, home: Path | None, note: str = ""):
+        self.path, self.table, self.title, self.provenance, self.note = None, None, "", {}, note
+        if stem is None: return
+        md, csv = stem.with_suffix(".md"), stem.with_suffix(".csv")
+        self.path = md if md.exists() else csv
+        self.name = self.path.relative_to(home).as_posix() if home and self.path.is_relative_to(home) else str(self.path)
+        try: self.href = os.path.relpath(self.path.resolve(), Path.cwd().resolve()).replace(os.sep, "/")
+        except ValueError: self.href = self.path.resolve().as_uri()       # another drive: no relative path
+        if md.exists(): self.title, self.provenance = _claims_provenance(md)
+        if not csv.exists(): self.note = f"The committed table {self.name} has no CSV beside it ({csv.name}): no counts."; return
+        try: self.table = read_claims(csv)
+        except Exception as e: self.note = f"The committed table {self.name} cannot be read: {type(e).__name__}: {e}"
+    @property
+    def counts(self) -> dict | None: return None if self.table is None else claim_counts(self.table)
+    def counts_line(self) -> str: return ", ".join(f"{n} {v}" for v, n in self.counts.items())
+    def _lines(self) -> list[tuple[str, str]]:
+        keys = [k for k in PROVENANCE if k in self.provenance] + [k for k in self.provenance if k not in PROVENANCE and k != "verdicts"]
+        return [(k, self.provenance[k]) for k in keys]      # the header's verdict line: the counts above are the CSV's
+    def _repr_html_(self) -> str:
+        esc = html.escape
+        if self.path is None: return f'<div class="committed-claims"><p>{esc(self.note)}</p></div>'
+        link = f'<a href="{esc(self.href)}">{esc(self.name)}</a>'
+        head = (f"<p><b>Paper-scale claims, committed</b> ({link}): <b>{esc(self.counts_line())}</b></p>" if self.table is not None
+                else f"<p><b>Paper-scale claims, committed</b> ({link}): {esc(self.note)}</p>")
+        items = "".join(f"<li><b>{esc(k)}</b>: " + (f"<code>{esc(v)}</code>" if k == "command" else esc(v)) + "</li>" for k, v in self._lines())
+        prov = f'<ul style="margin:.2em 0 .4em;font-size:90%">{items}</ul>' if items else ""
+        body = (f"<details><summary>The table: {len(self.table)} claims</summary>{ClaimsView(self.table)._repr_html_()}</details>"
+                if self.table is not None else "")
+        return f'<div class="committed-claims">{head}{prov}{body}</div>'
+    def __repr__(self) -> str:
+        if self.path is None: return self.note
+        lines = [f"Paper-scale claims, committed ({self.name}): " + (self.counts_line() if self.table is not None else self.note)]
+        lines += [f"  {k}: {v}" for k, v in self._lines()]
+        return "\n".join(lines + ([repr(ClaimsView(self.table))] if self.table is not None else []))
+
+def committed_claims(paper, root=None):
+    """The committed paper-scale claims table of `paper` (an id: "002" or 2; a table's name: "002_capp"; or a path to its
+    .md/.csv) under `root`/claims (default: the repository, see above), displayed with its counts, provenance and link."""
+    if isinstance(paper, bool) or not isinstance(paper, (int, str, os.PathLike)):
+        raise TypeError(f"paper={paper!r} is not allowed: give a paper id ('002' or 2), a table's name ('002_capp') or a path to claims/*.md")
+    m = re.fullmatch(r"(\d{1,3})(_\w+)?", str(paper)) if isinstance(paper, (int, str)) else None
+    if isinstance(paper, int) and not 0 <= paper <= 999: raise ValueError(f"paper={paper} is not allowed: a paper id is 0..999")
+    if m is None:                                             # a path to the table
+        p = Path(os.path.abspath(paper)); stem = p.with_suffix("") if p.suffix in (".md", ".csv") else p
+        if not (stem.with_suffix(".md").exists() or stem.with_suffix(".csv").exists()):
+            return _CommittedClaims(None, None, f"No committed claims table at {stem.with_suffix('.md')} (nor its .csv).")
+        return _CommittedClaims(stem, _claims_home(root))
+    pid, name = f"{int(m.group(1)):03d}", m.group(2) or ""
+    home = _claims_home(root)
+    if home is None:
+        return _CommittedClaims(None, None, f"No committed claims table for paper {pid}: no {CLAIMS_DIR}/ folder beside a pyproject.toml "
+                                            f"in {Path.cwd()}, its parents or the package's checkout (pass root=).")
+    found = sorted({p.with_suffix("") for p in (home / CLAIMS_DIR).glob(f"{pid}{name or '_*'}.*") if p.suffix in (".md", ".csv")})
+    if len(found) > 1:
+        raise ValueError(f"paper={paper!r} matches {len(found)} committed tables ({', '.join(p.name for p in found)}): name one")
+    if not found:
+        return _CommittedClaims(None, None, f"No committed claims table for paper {pid} in {home / CLAIMS_DIR} ({pid}{name or '_*'}.md): "
+                                            f"the paper-scale run writes it (wevent-nb reproduce --paper {pid} --scale paper -p claims_dir {home / CLAIMS_DIR}).")
+    return _CommittedClaims(found[0], home)
 
 # %% ../nbs/20_experiments.ipynb #bdf6641c
 def _label(spec) -> str:
