@@ -1,5 +1,5 @@
 "Tests of the `wevent-nb` command line (wevent_nb.cli)."
-import json, re, shutil, subprocess, sys
+import importlib.util, json, re, shutil, subprocess, sys
 from pathlib import Path
 
 import nbformat
@@ -66,8 +66,8 @@ def test_find_notebooks(tmp_path):
     assert [p.name for p in find_notebooks(tmp_path, paper="ldp")] == ["10_ldp_ids.ipynb"]
     assert [p.name for p in find_notebooks(tmp_path, foundation=True)][-1] == "20_experiments.ipynb"
     assert paper_id("14_delay.ipynb") == "004" and paper_id("30_cli.ipynb") is None
-    assert main(["reproduce", "--notebooks-dir", str(tmp_path), "--paper", "zzz", "--out", str(tmp_path / "o")]) == 2
-    assert main(["reproduce", "--notebooks-dir", str(tmp_path / "missing"), "--out", str(tmp_path / "o")]) == 2
+    assert main(["reproduce", "--notebooks-dir", str(tmp_path), "--paper", "zzz", "--out", str(tmp_path / "o")]) == 1
+    assert main(["reproduce", "--notebooks-dir", str(tmp_path / "missing"), "--out", str(tmp_path / "o")]) == 1
 
 
 def test_reproduce_tiny_notebooks(tmp_path, capsys):
@@ -273,7 +273,7 @@ def test_refuses_too_few_reps_and_workers(tmp_path, capsys):
     for value in ("0", "1", "2.5"):
         assert f"reps {value} is not allowed: reps must be a whole number >= 2" in _usage_error(repro + ["-p", "reps", value], capsys)
     assert "workers 0 is not allowed" in _usage_error(repro + ["-p", "workers", "0"], capsys)
-    assert main(repro + ["-p", "reps", "3", "-p", "workers", "serial"]) == 2      # accepted; the missing folder is what stops it
+    assert main(repro + ["-p", "reps", "3", "-p", "workers", "serial"]) == 1      # accepted; the missing folder is what stops it
     assert "does not exist" in capsys.readouterr().err
 
 
@@ -282,6 +282,26 @@ def test_unknown_flag_is_named(capsys):
     assert "unrecognized arguments: --bogus" in line and all(c in line for c in ("list", "datasets", "bench", "reproduce", "release"))
     assert "no command given" in _usage_error([], capsys)
     assert "unrecognized arguments: --bogus" in _usage_error(["list", "--bogus"], capsys)
+
+
+def test_runtime_failures_exit_1_and_usage_errors_2(tmp_path, data_home, monkeypatch, capsys):
+    "Exit 2 is argparse's usage error: a command line wrong whatever the files hold. What is missing or failing at run time exits 1."
+    from wevent_nb import experiments
+    empty, nbs = tmp_path / "empty", tmp_path / "nbs"; empty.mkdir(); nbs.mkdir(); _nb(nbs / "10_one.ipynb", ["scale = 'quick'"])
+    repro, bench = ["reproduce", "--out", str(tmp_path / "o"), "--notebooks-dir"], ["bench", "--store", str(tmp_path / "s.sqlite")]
+    cases = [(repro + [str(tmp_path / "missing")], 1, "does not exist"),
+             (repro + [str(empty)], 1, "no report notebook"),
+             (repro + [str(nbs), "--paper", "zzz"], 1, "matches paper='zzz'"),
+             (bench + ["--family", "event", "--data-home", str(empty)], 1, "no data set found"),
+             (bench + ["--family", "global", "--data-home", str(data_home)], 2, "--family='global' is not allowed")]
+    if importlib.util.find_spec("distributed"):
+        monkeypatch.setattr(experiments, "CONNECT_TIMEOUT", 2)
+        cases += [(repro + [str(nbs), "--scheduler", "no-port-here"], 2, "missing port number"),
+                  (repro + [str(nbs), "--scheduler", "tcp://127.0.0.1:1"], 1, "Timed out")]      # nothing listens there
+    for argv, code, why in cases:
+        assert main(argv) == code, argv
+        err = capsys.readouterr().err
+        assert why in err and "Traceback" not in err, (argv, err)
 
 
 def _truncated_store(path: Path) -> bytes:

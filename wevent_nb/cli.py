@@ -572,7 +572,9 @@ def _cmd_datasets(args) -> int:
 def _cmd_reproduce(args) -> int:
     params = {k: parse_value(v) for k, v in (args.param or [])}
     try: recs = reproduce(args.notebooks_dir, args.out, args.paper, args.scale, params, args.foundation, args.kernel, args.timeout, args.scheduler)
-    except (FileNotFoundError, ValueError, OSError, ImportError) as e: print(f"wevent-nb reproduce: {e}", file=sys.stderr); return 2
+    except (OSError, ImportError, UnicodeError, json.JSONDecodeError) as e:   # no such folder or notebook, a notebook unread, no scheduler
+        print(f"wevent-nb reproduce: {e}", file=sys.stderr); return 1
+    except ValueError as e: print(f"wevent-nb reproduce: {e}", file=sys.stderr); return 2     # a malformed --scheduler address
     bad = [r for r in recs if r["status"] != "ok"]
     print(f"{len(recs) - len(bad)}/{len(recs)} report(s) ok; index: {Path(args.out) / 'index.html'}")
     return 1 if bad else 0
@@ -590,13 +592,17 @@ def _cmd_bench(args) -> int:
 
 def _bench(args, store) -> int:
     from wevent_nb import benchmark as B
+    from wevent_nb.baselines import check_choice
     from wevent_nb.experiments import dask_client
-    try: grids, missing = B.benchmark_grids(args.scale, args.family or B.FAMILIES, args.reps, args.data_home)
+    try: families = [check_choice(f, "--family", B.FAMILIES) for f in args.family or B.FAMILIES]
     except ValueError as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 2
+    try: grids, missing = B.benchmark_grids(args.scale, families, args.reps, args.data_home)
+    except (OSError, ValueError) as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 1    # a data set file unread
     if missing: print(f"data sets not found, skipped: {', '.join(missing)}")
-    if not grids: print("wevent-nb bench: no data set found (set WEVENT_NB_DATA or --data-home)", file=sys.stderr); return 2
+    if not grids: print("wevent-nb bench: no data set found (set WEVENT_NB_DATA or --data-home)", file=sys.stderr); return 1
     try: client = dask_client(args.scheduler) if args.scheduler else None
-    except (OSError, ImportError) as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 2
+    except ValueError as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 2                # a malformed --scheduler address
+    except (OSError, ImportError) as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 1    # a scheduler down, no dask
     ex = client.get_executor() if client else ("serial" if args.workers == 1 else args.workers)
     where = f"Dask scheduler {args.scheduler} ({len(client.nthreads())} workers)" if client else f"{args.workers} local process(es)"
     print(f"{B.n_cells(grids):,} cells ({args.scale}) on {where}; store {store.path}")
@@ -618,15 +624,17 @@ def _bench(args, store) -> int:
     return 0
 
 def _cmd_release(args) -> int:
-    from wevent_nb.online import release_stream, StateExists, SessionRefused
-    from wevent_nb.core import PrivacyBudgetExceeded
+    from wevent_nb.online import release_stream, StateExists, StateMismatch, SessionRefused
+    from wevent_nb.core import PrivacyBudgetExceeded, UnprovenConfiguration
     params = {k: parse_value(v) for k, v in (args.param or [])}
     try:
         res = release_stream(args.mechanism, args.eps, args.w, args.state, input=args.input, output=args.output, seed=args.seed,
                              params=params, lo=args.lo, hi=args.hi, d=args.d, noise=args.noise)
     except KeyboardInterrupt: print("wevent-nb release: interrupted; the state holds every release made", file=sys.stderr); return 130
     except (KeyError, ValueError, TypeError, OSError, NotImplementedError, PrivacyBudgetExceeded, StateExists, SessionRefused) as e:
-        print(f"wevent-nb release: {e.args[0] if isinstance(e, KeyError) and e.args else e}", file=sys.stderr); return 2
+        print(f"wevent-nb release: {e.args[0] if isinstance(e, KeyError) and e.args else e}", file=sys.stderr)
+        at_run_time = isinstance(e, (OSError, UnicodeError, StateExists, StateMismatch, SessionRefused, PrivacyBudgetExceeded))
+        return 1 if at_run_time and not isinstance(e, UnprovenConfiguration) else 2   # else: the mechanism, its parameters or flags
     print(f"wevent-nb release: {res['released']} timestamp(s) released, {res['bad']} bad line(s) skipped; the stream is at t={res.get('t', 0)}"
           + (" (resumed)" if res["resumed"] else ""), file=sys.stderr)
     return 1 if res["bad"] else 0
