@@ -466,6 +466,14 @@ def test_report_has_no_output_prompts_and_no_sticky_bar(paper_report):
     assert "sticky" not in bar and "fixed" not in bar
 
 
+def test_report_signatures_wrap_at_the_page_edge(paper_report, sideways_overflow):
+    "show_doc's signature lines (a code block in a markdown output, each parameter's doc a comment) wrap instead of running off the right edge (JupyterLab's CSS wraps output blocks)."
+    out, page = paper_report
+    assert re.search(r'jp-RenderedMarkdown jp-OutputArea-output[^>]*>\s*<hr/>.*?<pre><span></span><span class="k">def</span>', page, re.S)
+    over = sideways_overflow(out / "12_tiny.html", ".jp-OutputArea-output.jp-RenderedMarkdown pre", width=800)
+    assert over and max(over) == 0, over
+
+
 def test_index_names_each_paper_and_its_committed_counts(tmp_path):
     "reports/index.html: per paper notebook its heading, authors/title/venue where stated, a link to claims/00N_*.md and its CSV's counts."
     from wevent_nb.cli import find_notebooks, notebook_info, write_index
