@@ -182,17 +182,25 @@ def _report_problems(page: str, folder: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def tiny_report(tmp_path_factory):
-    "One tiny notebook run through `wevent-nb reproduce` (papermill + export_html): the report folder and page."
+def report_of(tmp_path_factory):
+    "`report_of(name, code, markdown, at)`: a notebook of `code` cells and a `markdown` cell at `at` run through `wevent-nb reproduce` (papermill + export_html): the report folder and page."
     from wevent_nb.cli import MathJaxUnavailable, mathjax_dir
     try: mathjax_dir()
     except MathJaxUnavailable as e: pytest.skip(f"MathJax is not cached and no package registry can provide it: {e}")
-    tmp = tmp_path_factory.mktemp("report")
-    src = tmp / "nbs"; src.mkdir()
-    path = _nb(src / "10_tiny.ipynb", TINY_REPORT)
-    nb = nbformat.read(path, 4); nb.cells.insert(1, nbformat.v4.new_markdown_cell(TINY_MARKDOWN)); nbformat.write(nb, path)
-    assert main(["reproduce", "--notebooks-dir", str(src), "--out", str(tmp / "reports")]) == 0
-    return tmp / "reports", (tmp / "reports" / "10_tiny.html").read_text(encoding="utf-8")
+    def run(name: str, code: list[str], markdown: str, at: int) -> tuple[Path, str]:
+        tmp = tmp_path_factory.mktemp(Path(name).stem)
+        src = tmp / "nbs"; src.mkdir()
+        path = _nb(src / name, code)
+        nb = nbformat.read(path, 4); nb.cells.insert(at, nbformat.v4.new_markdown_cell(markdown)); nbformat.write(nb, path)
+        assert main(["reproduce", "--notebooks-dir", str(src), "--out", str(tmp / "reports")]) == 0
+        return tmp / "reports", (tmp / "reports" / f"{path.stem}.html").read_text(encoding="utf-8")
+    return run
+
+
+@pytest.fixture(scope="module")
+def tiny_report(report_of):
+    "One tiny notebook (formulas, hidden cells, a widget view, a plot) as a report: the report folder and page."
+    return report_of("10_tiny.ipynb", TINY_REPORT, TINY_MARKDOWN, 1)
 
 
 def test_report_is_offline_with_code_folded(tiny_report):
@@ -428,20 +436,11 @@ def test_reproduce_quiet_with_time_estimate(tmp_path, capfd):
 # ---------------------------------------------------------------- report titles, source links, prompts, the index (issue 24)
 
 @pytest.fixture(scope="module")
-def paper_report(tmp_path_factory):
+def paper_report(report_of):
     "A paper-like notebook (a heading, a show_doc entry of a name nbdev finds no line for, a value, a display) run by `reproduce`."
-    from wevent_nb.cli import MathJaxUnavailable, mathjax_dir
-    try: mathjax_dir()
-    except MathJaxUnavailable as e: pytest.skip(f"MathJax is not cached and no package registry can provide it: {e}")
-    tmp = tmp_path_factory.mktemp("paper_report")
-    src = tmp / "nbs"; src.mkdir()
-    path = _nb(src / "12_tiny.ipynb", ["scale = 'quick'", "from nbdev.showdoc import show_doc\nfrom wevent_nb.capp import CAPP\nshow_doc(CAPP)",
-                                       "1 + 1", "from IPython.display import display\ndisplay(40 + 2)", "3 + 4"])
-    nb = nbformat.read(path, 4)
-    nb.cells.insert(0, nbformat.v4.new_markdown_cell("# Tiny paper: a *dual* title\n\n> A. Author and B. Author, *A Tiny Paper* (VENUE 2031): x."))
-    nbformat.write(nb, path)
-    assert main(["reproduce", "--notebooks-dir", str(src), "--out", str(tmp / "reports")]) == 0
-    return tmp / "reports", (tmp / "reports" / "12_tiny.html").read_text(encoding="utf-8")
+    return report_of("12_tiny.ipynb", ["scale = 'quick'", "from nbdev.showdoc import show_doc\nfrom wevent_nb.capp import CAPP\nshow_doc(CAPP)",
+                                       "1 + 1", "from IPython.display import display\ndisplay(40 + 2)", "3 + 4"],
+                     "# Tiny paper: a *dual* title\n\n> A. Author and B. Author, *A Tiny Paper* (VENUE 2031): x.", 0)
 
 
 def test_report_renders_show_doc_source_links(paper_report):
