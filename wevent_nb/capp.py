@@ -152,7 +152,7 @@ def pm_perturb(v, eps, rng):
     return _pm_reports(*args).reshape(shape)
 
 def pm_variance(v, eps):
-    "Variance of PM(v) on [-1, 1]: v^2/(e^{eps/2}-1) + (e^{eps/2}+3)/(3(e^{eps/2}-1)^2)."
+    "Variance of PM(v) on [-1, 1]: v²/(e^(eps/2) - 1) + (e^(eps/2) + 3)/(3 (e^(eps/2) - 1)²)."
     z = np.exp(np.asarray(eps, float) / 2)
     return np.asarray(v, float) ** 2 / (z - 1) + (z + 3) / (3 * (z - 1) ** 2)
 
@@ -757,7 +757,7 @@ class SWDirect(PPMechanism):
 
 @register
 class IPP(PPMechanism):
-    "IPP (Sec. III-C): the previous slot's deviation x_{t-1} - x'_{t-1} added to x_t before SW."
+    "IPP (Sec. III-C): the previous slot's deviation x[t-1] - x'[t-1] added to x_t before SW."
     name, feedback, acc_default = "IPP", "app", 1
 
 @register

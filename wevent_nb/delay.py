@@ -1,4 +1,4 @@
-"""Li, Qin, Ren, Gong, Feng, Hong and Wang, *Delay-allowed Differentially Private Data Stream Release* (NDSS 2025): event-level DP with a release delay of $w$ timestamps, group-based post-processing (PeGaSus, continuous and discontinuous grouping), order-based methods (CompOrder, BucOrder) and sensitivity truncation, derived, implemented, checked and reproduced.
+"""Li, Qin, Ren, Gong, Feng, Hong and Wang, *Delay-allowed Differentially Private Data Stream Release* (NDSS 2025): event-level DP with a release delay of *w* timestamps, group-based post-processing (PeGaSus, continuous and discontinuous grouping), order-based methods (CompOrder, BucOrder) and sensitivity truncation, derived, implemented, checked and reproduced.
 
 Docs: https://wevent-nb.github.io/wevent_nb/delay.html.md"""
 

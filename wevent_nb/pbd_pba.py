@@ -34,7 +34,7 @@ __all__ = ['PAPER', 'COUNT_BLOCK', 'COUNT_BY_COMPARE', 'USERS', 'TWO_TYPE_BASE',
 
 # %% ../nbs/13_pbd_pba.ipynb #1ea157fe
 def sm_probabilities(budgets, theta) -> np.ndarray:
-    "SM_s inclusion probabilities: p_i = (e^{e_i} - 1)/(e^theta - 1) below the threshold theta, 1 at or above it."
+    "SM_s inclusion probabilities: p_i = (e^(e_i) - 1)/(e^theta - 1) below the threshold theta, 1 at or above it."
     e, theta = np.asarray(budgets, float), check_eps(theta, "theta")
     return np.where(e >= theta, 1.0, np.expm1(e) / np.expm1(theta))
 
@@ -417,7 +417,7 @@ def pbd_candidate(t, recent, eps, w, e2):
 
 @njit(cache=True)
 def pba_candidate(t, l, s, w, e1, shares, e2) -> bool:
-    "Algorithm 5, lines 6-11: False on a nullified slot (t - l <= max_i t_{i,N}, t_{i,N} = s_i - 1), else the shares min(max(t - l - t_{i,N}, 0), w_i) and budgets e1 * shares per type."
+    "Algorithm 5, lines 6-11: False on a nullified slot (t - l <= max_i t[i,N], t[i,N] = s_i - 1), else the shares min(max(t - l - t[i,N], 0), w_i) and budgets e1 * shares per type."
     if t - l[0] <= s.max() - 1: return False
     for g in range(e2.shape[0]):
         shares[g] = min(max(t - l[0] - (s[g] - 1), 0), w[g])
@@ -934,7 +934,7 @@ def check_personalized_noise(mech, stream, seed: int = 0) -> dict:
 
 # %% ../nbs/13_pbd_pba.ipynb #2288cff3
 def square_harmonic(x: int) -> float:
-    "H^2_x = sum_{k=1}^x 1/k^2, the x-th square harmonic number (Theorem 4.9)."
+    "H²_x = Σ 1/k² over k = 1..x, the x-th square harmonic number (Theorem 4.9)."
     return float(np.sum(1.0 / np.arange(1, check_int(x, "x", minimum=0) + 1) ** 2))
 
 def utility_terms(eps_i, w_i) -> dict:
