@@ -1,11 +1,13 @@
 """Every public constructor parameter is documented (issue 24): for each registered mechanism, `docments` (what
 nbdev's show_doc renders on the API pages) gives every parameter of its constructor a non-empty doc, and `help()`
 shows that doc (the numpy-style Parameters section of the `__init__` docstring that defines the constructor)."""
+import ast
 import importlib
 import inspect
 import pkgutil
 import pydoc
 import re
+from pathlib import Path
 
 import pytest
 from fastcore.docments import docments
@@ -84,3 +86,27 @@ def test_docstrings_have_no_tex_markup():
     assert len(docs) > 300, len(docs)                    # the walk reaches the methods, not only the modules
     bad = {name: _tex(doc) for name, doc in docs if _tex(doc)}
     assert not bad, f"TeX markup in docstrings (write it in plain Unicode: x[t-1], ε/(2w), ‖x‖₁): {bad}"
+
+
+# ---------------------------------------------------------------- one text per parameter per module (core.param_docs)
+
+def _written_param_docs(path: Path):
+    "(class, parameter, text) of each entry written in the source of the module's `__init__` Parameters sections (before param_docs adds the shared ones)."
+    from wevent_nb.core import _param_entries
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.ClassDef): continue
+        for f in node.body:
+            if isinstance(f, ast.FunctionDef) and f.name == "__init__" and (doc := ast.get_docstring(f)):
+                for name, entry in _param_entries(doc.partition("\n\nParameters\n----------\n")[2]).items():
+                    yield node.name, name, _norm(entry.partition("\n")[2])
+
+
+def test_no_module_writes_a_parameter_doc_twice():
+    "A parameter text shared by a module's classes lives once, in the module's dict that param_docs composes from."
+    twice = []
+    for path in sorted(Path(wevent_nb.__file__).parent.glob("*.py")):
+        seen = {}
+        for cls, name, text in _written_param_docs(path):
+            if (name, text) in seen: twice.append(f"{path.name}: {name} of {cls} repeats {seen[name, text]}'s")
+            seen.setdefault((name, text), cls)
+    assert not twice, "\n".join(twice)
