@@ -1,4 +1,4 @@
-import os
+import json, os, re, shutil, subprocess
 from pathlib import Path
 import pytest
 
@@ -19,3 +19,26 @@ def data_home():
 @pytest.fixture(scope="session")
 def root():
     return ROOT
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+OVERFLOW_PROBE = """<script>window.addEventListener("load", function () {
+  var over = Array.from(document.querySelectorAll(%s), function (e) { return e.scrollWidth - e.clientWidth; });
+  document.title = "overflow " + JSON.stringify(over);
+});</script>"""
+
+@pytest.fixture
+def sideways_overflow(tmp_path):
+    "`sideways_overflow(page, selector, width)`: per element of the HTML file `page` matching the CSS `selector`, how many px it scrolls sideways in a `width` px wide headless Chromium (skips without Chromium)."
+    if not CHROMIUM: pytest.skip("chromium is not installed")
+    def measure(page: Path, selector: str, width: int = 1200) -> list[int]:
+        probe = page.with_name(f"probe-{page.name}")         # beside the page: its stylesheets and scripts load as the page's
+        probe.write_text(page.read_text(encoding="utf-8").replace("</body>", OVERFLOW_PROBE % json.dumps(selector) + "</body>"), encoding="utf-8")
+        try:
+            r = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", f"--user-data-dir={tmp_path}",
+                                f"--window-size={width},800", "--virtual-time-budget=8000", "--dump-dom", probe.as_uri()],
+                               capture_output=True, text=True, timeout=120)
+        finally: probe.unlink()
+        m = re.search(r"<title>overflow (\[[^<]*\])</title>", r.stdout)
+        assert m, r.stderr[-2000:]
+        return json.loads(m.group(1))
+    return measure

@@ -1,5 +1,5 @@
 "Tests of the `wevent-nb` command line (wevent_nb.cli)."
-import json, re, shutil, subprocess, sys
+import importlib.util, json, re, shutil, subprocess, sys
 from pathlib import Path
 
 import nbformat
@@ -66,8 +66,8 @@ def test_find_notebooks(tmp_path):
     assert [p.name for p in find_notebooks(tmp_path, paper="ldp")] == ["10_ldp_ids.ipynb"]
     assert [p.name for p in find_notebooks(tmp_path, foundation=True)][-1] == "20_experiments.ipynb"
     assert paper_id("14_delay.ipynb") == "004" and paper_id("30_cli.ipynb") is None
-    assert main(["reproduce", "--notebooks-dir", str(tmp_path), "--paper", "zzz", "--out", str(tmp_path / "o")]) == 2
-    assert main(["reproduce", "--notebooks-dir", str(tmp_path / "missing"), "--out", str(tmp_path / "o")]) == 2
+    assert main(["reproduce", "--notebooks-dir", str(tmp_path), "--paper", "zzz", "--out", str(tmp_path / "o")]) == 1
+    assert main(["reproduce", "--notebooks-dir", str(tmp_path / "missing"), "--out", str(tmp_path / "o")]) == 1
 
 
 def test_reproduce_tiny_notebooks(tmp_path, capsys):
@@ -182,17 +182,25 @@ def _report_problems(page: str, folder: Path) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def tiny_report(tmp_path_factory):
-    "One tiny notebook run through `wevent-nb reproduce` (papermill + export_html): the report folder and page."
+def report_of(tmp_path_factory):
+    "`report_of(name, code, markdown, at)`: a notebook of `code` cells and a `markdown` cell at `at` run through `wevent-nb reproduce` (papermill + export_html): the report folder and page."
     from wevent_nb.cli import MathJaxUnavailable, mathjax_dir
     try: mathjax_dir()
     except MathJaxUnavailable as e: pytest.skip(f"MathJax is not cached and no package registry can provide it: {e}")
-    tmp = tmp_path_factory.mktemp("report")
-    src = tmp / "nbs"; src.mkdir()
-    path = _nb(src / "10_tiny.ipynb", TINY_REPORT)
-    nb = nbformat.read(path, 4); nb.cells.insert(1, nbformat.v4.new_markdown_cell(TINY_MARKDOWN)); nbformat.write(nb, path)
-    assert main(["reproduce", "--notebooks-dir", str(src), "--out", str(tmp / "reports")]) == 0
-    return tmp / "reports", (tmp / "reports" / "10_tiny.html").read_text(encoding="utf-8")
+    def run(name: str, code: list[str], markdown: str, at: int) -> tuple[Path, str]:
+        tmp = tmp_path_factory.mktemp(Path(name).stem)
+        src = tmp / "nbs"; src.mkdir()
+        path = _nb(src / name, code)
+        nb = nbformat.read(path, 4); nb.cells.insert(at, nbformat.v4.new_markdown_cell(markdown)); nbformat.write(nb, path)
+        assert main(["reproduce", "--notebooks-dir", str(src), "--out", str(tmp / "reports")]) == 0
+        return tmp / "reports", (tmp / "reports" / f"{path.stem}.html").read_text(encoding="utf-8")
+    return run
+
+
+@pytest.fixture(scope="module")
+def tiny_report(report_of):
+    "One tiny notebook (formulas, hidden cells, a widget view, a plot) as a report: the report folder and page."
+    return report_of("10_tiny.ipynb", TINY_REPORT, TINY_MARKDOWN, 1)
 
 
 def test_report_is_offline_with_code_folded(tiny_report):
@@ -273,7 +281,7 @@ def test_refuses_too_few_reps_and_workers(tmp_path, capsys):
     for value in ("0", "1", "2.5"):
         assert f"reps {value} is not allowed: reps must be a whole number >= 2" in _usage_error(repro + ["-p", "reps", value], capsys)
     assert "workers 0 is not allowed" in _usage_error(repro + ["-p", "workers", "0"], capsys)
-    assert main(repro + ["-p", "reps", "3", "-p", "workers", "serial"]) == 2      # accepted; the missing folder is what stops it
+    assert main(repro + ["-p", "reps", "3", "-p", "workers", "serial"]) == 1      # accepted; the missing folder is what stops it
     assert "does not exist" in capsys.readouterr().err
 
 
@@ -282,6 +290,26 @@ def test_unknown_flag_is_named(capsys):
     assert "unrecognized arguments: --bogus" in line and all(c in line for c in ("list", "datasets", "bench", "reproduce", "release"))
     assert "no command given" in _usage_error([], capsys)
     assert "unrecognized arguments: --bogus" in _usage_error(["list", "--bogus"], capsys)
+
+
+def test_runtime_failures_exit_1_and_usage_errors_2(tmp_path, data_home, monkeypatch, capsys):
+    "Exit 2 is argparse's usage error: a command line wrong whatever the files hold. What is missing or failing at run time exits 1."
+    from wevent_nb import experiments
+    empty, nbs = tmp_path / "empty", tmp_path / "nbs"; empty.mkdir(); nbs.mkdir(); _nb(nbs / "10_one.ipynb", ["scale = 'quick'"])
+    repro, bench = ["reproduce", "--out", str(tmp_path / "o"), "--notebooks-dir"], ["bench", "--store", str(tmp_path / "s.sqlite")]
+    cases = [(repro + [str(tmp_path / "missing")], 1, "does not exist"),
+             (repro + [str(empty)], 1, "no report notebook"),
+             (repro + [str(nbs), "--paper", "zzz"], 1, "matches paper='zzz'"),
+             (bench + ["--family", "event", "--data-home", str(empty)], 1, "no data set found"),
+             (bench + ["--family", "global", "--data-home", str(data_home)], 2, "--family='global' is not allowed")]
+    if importlib.util.find_spec("distributed"):
+        monkeypatch.setattr(experiments, "CONNECT_TIMEOUT", 2)
+        cases += [(repro + [str(nbs), "--scheduler", "no-port-here"], 2, "missing port number"),
+                  (repro + [str(nbs), "--scheduler", "tcp://127.0.0.1:1"], 1, "Timed out")]      # nothing listens there
+    for argv, code, why in cases:
+        assert main(argv) == code, argv
+        err = capsys.readouterr().err
+        assert why in err and "Traceback" not in err, (argv, err)
 
 
 def _truncated_store(path: Path) -> bytes:
@@ -391,13 +419,13 @@ def test_kernel_tcp_warning_filtered_exactly():
 def test_reproduce_quiet_with_time_estimate(tmp_path, capfd):
     "No kernel TCP warning on the terminal; an estimate before running, from the last run once there is one."
     src = tmp_path / "nbs"; src.mkdir()
-    _nb(src / "10_one.ipynb", ["scale = 'quick'", "print('ran')"]); _nb(src / "11_two.ipynb", ["scale = 'quick'", "print('ran')"])
+    _nb(src / "10_ldp_ids.ipynb", ["scale = 'quick'", "print('ran')"]); _nb(src / "11_spas.ipynb", ["scale = 'quick'", "print('ran')"])
     argv = ["reproduce", "--notebooks-dir", str(src), "--out", str(tmp_path / "o")]
     assert main(argv) == 0
     out, err = capfd.readouterr()
     assert "without encryption" not in err and "Kernel is running over TCP" not in err, err
     first = out.splitlines()[0]
-    assert re.fullmatch(r"2 notebook\(s\) at the quick scale: about \d+ min \(the quick-run figures of \d{4}-\d\d-\d\d\)", first), first
+    assert first == "2 notebook(s) at the quick scale: about 4 min (the quick-run figures of 2026-11-27)", first    # 141 s + 97 s measured
     assert main(argv) == 0
     first = capfd.readouterr().out.splitlines()[0]
     assert re.fullmatch(rf"2 notebook\(s\) at the quick scale: about 1 min \(2 from their last run in {re.escape(str(tmp_path / 'o'))}\)", first), first
@@ -408,20 +436,11 @@ def test_reproduce_quiet_with_time_estimate(tmp_path, capfd):
 # ---------------------------------------------------------------- report titles, source links, prompts, the index (issue 24)
 
 @pytest.fixture(scope="module")
-def paper_report(tmp_path_factory):
+def paper_report(report_of):
     "A paper-like notebook (a heading, a show_doc entry of a name nbdev finds no line for, a value, a display) run by `reproduce`."
-    from wevent_nb.cli import MathJaxUnavailable, mathjax_dir
-    try: mathjax_dir()
-    except MathJaxUnavailable as e: pytest.skip(f"MathJax is not cached and no package registry can provide it: {e}")
-    tmp = tmp_path_factory.mktemp("paper_report")
-    src = tmp / "nbs"; src.mkdir()
-    path = _nb(src / "12_tiny.ipynb", ["scale = 'quick'", "from nbdev.showdoc import show_doc\nfrom wevent_nb.capp import CAPP\nshow_doc(CAPP)",
-                                       "1 + 1", "from IPython.display import display\ndisplay(40 + 2)", "3 + 4"])
-    nb = nbformat.read(path, 4)
-    nb.cells.insert(0, nbformat.v4.new_markdown_cell("# Tiny paper: a *dual* title\n\n> A. Author and B. Author, *A Tiny Paper* (VENUE 2031): x."))
-    nbformat.write(nb, path)
-    assert main(["reproduce", "--notebooks-dir", str(src), "--out", str(tmp / "reports")]) == 0
-    return tmp / "reports", (tmp / "reports" / "12_tiny.html").read_text(encoding="utf-8")
+    return report_of("12_tiny.ipynb", ["scale = 'quick'", "from nbdev.showdoc import show_doc\nfrom wevent_nb.capp import CAPP\nshow_doc(CAPP)",
+                                       "1 + 1", "from IPython.display import display\ndisplay(40 + 2)", "3 + 4"],
+                     "# Tiny paper: a *dual* title\n\n> A. Author and B. Author, *A Tiny Paper* (VENUE 2031): x.", 0)
 
 
 def test_report_renders_show_doc_source_links(paper_report):
@@ -444,6 +463,14 @@ def test_report_has_no_output_prompts_and_no_sticky_bar(paper_report):
     assert not re.search(r"Out\[\s*(\d+|&nbsp;)?\s*\]:", page)
     bar = re.search(r"\.wn-bar\s*\{[^}]*\}", page).group(0)
     assert "sticky" not in bar and "fixed" not in bar
+
+
+def test_report_signatures_wrap_at_the_page_edge(paper_report, sideways_overflow):
+    "show_doc's signature lines (a code block in a markdown output, each parameter's doc a comment) wrap instead of running off the right edge (JupyterLab's CSS wraps output blocks)."
+    out, page = paper_report
+    assert re.search(r'jp-RenderedMarkdown jp-OutputArea-output[^>]*>\s*<hr/>.*?<pre><span></span><span class="k">def</span>', page, re.S)
+    over = sideways_overflow(out / "12_tiny.html", ".jp-OutputArea-output.jp-RenderedMarkdown pre", width=800)
+    assert over and max(over) == 0, over
 
 
 def test_index_names_each_paper_and_its_committed_counts(tmp_path):

@@ -139,6 +139,16 @@ def test_no_page_uses_a_cdn(site):
         assert not REMOTE_LOAD.findall(text), f"{page.name} loads {REMOTE_LOAD.findall(text)}"
 
 
+def test_api_signatures_wrap_at_the_page_edge(site, sideways_overflow):
+    "show_doc's signature lines (a code block in a markdown output, each parameter's doc a comment) wrap at the page's edge (nbs/styles.css) instead of running off it."
+    assert re.search(r"\.cell-output-markdown pre > code\.sourceCode\s*\{[^}]*white-space:\s*pre-wrap", (site / "styles.css").read_text(encoding="utf-8"))
+    capp = site / "capp.html"
+    assert re.search(r'class="cell-output[^"]*cell-output-markdown">.*?<pre class="sourceCode python[^"]*"><code class="sourceCode python">'
+                     r'<span class="kw">def</span> <span class="fu">CAPP</span>', capp.read_text(encoding="utf-8"), re.S)
+    over = sideways_overflow(capp, ".cell-output-markdown pre")
+    assert over and max(over) == 0, f"{sum(o > 0 for o in over)} of {len(over)} signature blocks run {max(over)} px off the page"
+
+
 def test_nbdev_yml_is_what_nbdev_generates():
     "nbdev-docs rewrites nbs/nbdev.yml from pyproject.toml: the committed one must already be that, or docs dirty the tree."
     from nbdev.config import get_config

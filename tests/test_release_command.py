@@ -64,27 +64,27 @@ def test_other_parameters_are_refused(tmp_path, capsys):
     feed(tmp_path / "in.csv", 20)
     assert main(args(tmp_path)) == 0
     a = args(tmp_path); a[a.index("--eps") + 1] = "2.0"
-    assert main(a) == 2
+    assert main(a) == 1                                      # a state that disagrees: a failure at run time, not a usage error
     assert "holds another stream" in capsys.readouterr().err
     a = args(tmp_path); a[1] = "Uniform"
-    assert main(a) == 2
+    assert main(a) == 1
 
 def test_output_of_another_stream_is_refused(tmp_path, capsys):
     feed(tmp_path / "in.csv", 20)
     (tmp_path / "out.csv").write_text("t,published,count_0,count_1,count_2,count_3\n0,1,1,2,3,4\n")
-    assert main(args(tmp_path)) == 2
+    assert main(args(tmp_path)) == 1
     assert "not this stream's output" in capsys.readouterr().err
 
-@pytest.mark.parametrize("extra, msg", [(["--input", "/no/such.csv"], "No such file"),
-                                        (["--state", "/no/such/dir/s.state"], "does not exist"),
-                                        (["-p", "threshold", "nope"], "threshold")])
-def test_clear_errors(tmp_path, capsys, extra, msg):
+@pytest.mark.parametrize("extra, msg, code", [(["--input", "/no/such.csv"], "No such file", 1),           # 1: the files disagree
+                                              (["--state", "/no/such/dir/s.state"], "does not exist", 1),
+                                              (["-p", "threshold", "nope"], "threshold", 2)])           # 2: the command line is wrong
+def test_clear_errors(tmp_path, capsys, extra, msg, code):
     feed(tmp_path / "in.csv", 5)
     a = args(tmp_path)
     for i in range(0, len(extra), 3 if extra[0] == "-p" else 2):
         if extra[0] == "-p": a += extra
         else: a[a.index(extra[0]) + 1] = extra[1]
-    assert main(a) == 2
+    assert main(a) == code
     assert msg in capsys.readouterr().err
 
 def test_bad_flag_and_unknown_mechanism(tmp_path, capsys):

@@ -539,7 +539,7 @@ def find_boundary(mech,              # the mechanism
 
 # %% ../nbs/05_audit.ipynb #0761a4db
 class ToyRawThreshold(Mechanism):
-    "Deliberately broken (histogram, not registered): publishes x_t + Lap(w / eps) when the raw |x_t - x_{t-1}|_1 > tau, else repeats its last release; books eps / w per publication."
+    "Deliberately broken (histogram, not registered): publishes x_t + Lap(w / eps) when the raw ‖x_t - x[t-1]‖₁ > tau, else repeats its last release; books eps / w per publication."
     name, paper, stream_kind = "ToyRawThreshold", "audit example", "histogram"
     def __init__(self, eps, w, tau=5.0):
         super().__init__(eps, w)

@@ -15,15 +15,15 @@ from .core import (Ledger, RollingLedger, PrivacyBudgetExceeded, UnprovenConfigu
 from .engine import njit, Port, NO_PORT, NO_RNG, lap, lap_add, spend, afford, mean_abs_diff, pairwise_sum
 
 # %% auto #0
-__all__ = ['KELLARIS', 'DIS', 'PUB', 'EXACT_DIS', 'WINDOW', 'W_SLOTS', 'HISTORY', 'FAST_SAMPLE', 'DSAT_PUBLISH', 'DSAT_THRESHOLD',
-           'DSAT_QUERY', 'DSAT_EXACT_THRESHOLD', 'DSAT_EXACT_QUERY', 'ADA_RELEASE', 'ADA_DEVIATION', 'PEG_PERTURB',
-           'PEG_THRESHOLD', 'PEG_DEVIATION', 'check_real', 'check_choice', 'StepValue', 'Recent', 'check_affordable',
-           'CentralBaseline', 'Uniform', 'Sample', 'bd_threshold', 'array_mean', 'window_sum', 'ring_set',
-           'dissimilarity', 'bd_steps', 'BD', 'ba_steps', 'BA', 'samples_expire', 'samples_push', 'mean_rel_diff',
-           'fast_steps', 'FAST', 'dsat_steps', 'DSAT', 'DSATClipped', 'sorted_insert', 'sorted_median', 'group_means',
-           'lap_draws', 'adapub_steps', 'capacity', 'AdaPub', 'column_sum', 'group_deviation', 'keep_row',
-           'pegasus_steps', 'PeGaSus', 'Constant', 'UniformOverspend', 'BDHalfNoise', 'BAStaleLast',
-           'DSATNoThresholdNoise']
+__all__ = ['KELLARIS', 'BASELINE_PARAMS', 'DIS', 'PUB', 'EXACT_DIS', 'WINDOW', 'W_SLOTS', 'HISTORY', 'FAST_SAMPLE',
+           'DSAT_PUBLISH', 'DSAT_THRESHOLD', 'DSAT_QUERY', 'DSAT_EXACT_THRESHOLD', 'DSAT_EXACT_QUERY', 'ADA_RELEASE',
+           'ADA_DEVIATION', 'PEG_PERTURB', 'PEG_THRESHOLD', 'PEG_DEVIATION', 'check_real', 'check_choice', 'StepValue',
+           'Recent', 'check_affordable', 'CentralBaseline', 'Uniform', 'Sample', 'bd_threshold', 'array_mean',
+           'window_sum', 'ring_set', 'dissimilarity', 'bd_steps', 'BD', 'ba_steps', 'BA', 'samples_expire',
+           'samples_push', 'mean_rel_diff', 'fast_steps', 'FAST', 'dsat_steps', 'DSAT', 'DSATClipped', 'sorted_insert',
+           'sorted_median', 'group_means', 'lap_draws', 'adapub_steps', 'capacity', 'AdaPub', 'column_sum',
+           'group_deviation', 'keep_row', 'pegasus_steps', 'PeGaSus', 'Constant', 'UniformOverspend', 'BDHalfNoise',
+           'BAStaleLast', 'DSATNoThresholdNoise']
 
 # %% ../nbs/04_baselines.ipynb #59b653dd
 KELLARIS = "Kellaris et al. 2014 (used by SPAS and PBD/PBA)"
@@ -336,6 +336,31 @@ def array_mean(v):
     "np.mean of a 1-D float array, the same number, without np.mean's Python wrapper (SPAS's per-step means)."
     return np.add.reduce(v) / v.size
 
+# %% ../nbs/04_baselines.ipynb #bb1d0b08
+from .core import param_docs
+
+# One text per constructor parameter the central baselines share: `param_docs` composes each class's Parameters section
+BASELINE_PARAMS = {
+    "eps": ("float", "The privacy budget epsilon of every window of w timestamps, in [1e-10, 300] (check_eps; "
+                     "ValueError outside). Required, no default: the budget is the caller's choice."),
+    "w": ("int", "The window length in timestamps, an integer >= 1 (check_w); a run raises ValueError when w > T. "
+                 "Required, no default."),
+    "threshold": ("str", 'The publication threshold tau(eps_t2) the noisy dissimilarity must exceed: "kellaris", '
+                         'Kellaris et al.\'s Laplace scale 1/eps_t2, or "std", the standard deviation sqrt(2)/eps_t2 of '
+                         "a fresh publication (the rule of PBD/PBA's PWSM). One of the two (check_choice). Default "
+                         '"kellaris": Kellaris et al. 2014\'s algorithm (section "BD: Budget Distribution"). Either is '
+                         "private: the test reads only noisy values."),
+    "Kp": ("float", "The PID's proportional gain C_p on the feedback error. Any finite real (check_real). Default 0.9: "
+                    "the SPAS authors' constant, in their FAST port (from the benchmark) and in AdaPub (sections \"FAST, "
+                    'w-event adaptation" and "AdaPub").'),
+    "Ki": ("float", "The PID's integral gain C_i. Any finite real (check_real). Default 0.1: the SPAS authors' "
+                    'constant, in their FAST port (from the benchmark) and in AdaPub (sections "FAST, w-event '
+                    'adaptation" and "AdaPub").'),
+    "Kd": ("float", "The PID's derivative gain C_d. Any finite real (check_real). Default 0.0 (no derivative term): the "
+                    "SPAS authors' constant, in their FAST port (from the benchmark) and in AdaPub (sections \"FAST, "
+                    'w-event adaptation" and "AdaPub").'),
+}
+
 # %% ../nbs/04_baselines.ipynb #3b473348
 DIS, PUB, EXACT_DIS = 0, 1, 2          # BD's and BA's draw sites: the dissimilarity, the publication, the exact dissimilarity
 WINDOW, W_SLOTS, HISTORY = 0, 1, 2     # BD's `remaining` options, as its kernel takes them
@@ -385,6 +410,7 @@ def bd_steps(X, t0, o, est, pub, spent, rng, pid, exact,                       #
         est[k] = last
 
 @register
+@param_docs(BASELINE_PARAMS)
 class BD(CentralBaseline):
     "Kellaris et al. 2014 Budget Distribution: private dissimilarity test, then half the window's remaining budget."
     accounting_options = {"remaining": ("w_slots", "history")}
@@ -406,16 +432,6 @@ class BD(CentralBaseline):
 
         Parameters
         ----------
-        eps : float
-            The privacy budget epsilon of every window of w timestamps, in [1e-10, 300] (check_eps; ValueError
-            outside). Required, no default: the budget is the caller's choice.
-        w : int
-            The window length in timestamps, an integer >= 1 (check_w); a run raises ValueError when w > T. Required, no default.
-        threshold : str
-            The publication threshold tau(eps_t2) the noisy dissimilarity must exceed: "kellaris", Kellaris et al.'s
-            Laplace scale 1/eps_t2, or "std", the standard deviation sqrt(2)/eps_t2 of a fresh publication (the rule
-            of PBD/PBA's PWSM). One of the two (check_choice). Default "kellaris": Kellaris et al. 2014's algorithm
-            (section "BD: Budget Distribution"). Either is private: the test reads only noisy values.
         remaining : str
             Which past publication budgets the remaining budget eps_rm = eps/2 - sum subtracts: "window", those of
             the last w - 1 timestamps (Kellaris et al.); "w_slots", the previous w (the PBD/PBA artifact's variant,
@@ -470,6 +486,7 @@ def ba_steps(X, t0, o, est, pub, spent, rng, pid, exact,
         est[k] = last
 
 @register
+@param_docs(BASELINE_PARAMS)
 class BA(BD):
     "Kellaris et al. 2014 Budget Absorption: publications absorb skipped shares and nullify as many successors."
     accounting_options = {}
@@ -483,21 +500,7 @@ class BA(BD):
     remember = True      # the last publication's timestamp and shares are updated at each publication
 
     def __init__(self, eps, w, threshold="kellaris"):
-        """Budget Absorption with its threshold rule (its accounting has no option).
-
-        Parameters
-        ----------
-        eps : float
-            The privacy budget epsilon of every window of w timestamps, in [1e-10, 300] (check_eps; ValueError
-            outside). Required, no default: the budget is the caller's choice.
-        w : int
-            The window length in timestamps, an integer >= 1 (check_w); a run raises ValueError when w > T. Required, no default.
-        threshold : str
-            The publication threshold tau(eps_t2) the noisy dissimilarity must exceed: "kellaris", Kellaris et al.'s
-            Laplace scale 1/eps_t2, or "std", the standard deviation sqrt(2)/eps_t2 of a fresh publication (the rule
-            of PBD/PBA's PWSM). One of the two (check_choice). Default "kellaris": Kellaris et al. 2014's algorithm
-            (section "BD: Budget Distribution"). Either is private: the test reads only noisy values.
-        """
+        """Budget Absorption with its threshold rule (its accounting has no option)."""
         super().__init__(eps, w, threshold=threshold)
 
     @property
@@ -577,6 +580,7 @@ def fast_steps(X, t0, o, est, pub, spent, rng, pid, exact,
         est[k] = last
 
 @register
+@param_docs(BASELINE_PARAMS)
 class FAST(CentralBaseline):
     "Fan & Xiong's FAST (Kalman prediction + PID sampling), w-event: at most M = ceil(ratio*w) samples per window."
     derivation = "04_baselines: FAST (Accounting: M samples of eps/M, at most M in any window)"
@@ -596,11 +600,6 @@ class FAST(CentralBaseline):
 
         Parameters
         ----------
-        eps : float
-            The privacy budget epsilon of every window of w timestamps, in [1e-10, 300] (check_eps; ValueError
-            outside). Required, no default: the budget is the caller's choice.
-        w : int
-            The window length in timestamps, an integer >= 1 (check_w); a run raises ValueError when w > T. Required, no default.
         ratio : float
             r_F, the share of a window that may be sampled: at most M = max(1, ceil(ratio * w)) samples in any w
             consecutive timestamps, each at eps/M. A real number in the open interval (0, 1) (check_fraction).
@@ -614,12 +613,6 @@ class FAST(CentralBaseline):
         P0 : float
             The filter's variance at the first sample, whose posterior is that noisy sample (no prior before it: this
             implementation's choice). A finite real > 0 (check_positive). Default 100.0: the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
-        Kp : float
-            The PID's proportional gain C_p on the feedback error. Any finite real (check_real). Default 0.9: the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
-        Ki : float
-            The PID's integral gain C_i. Any finite real (check_real). Default 0.1: the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
-        Kd : float
-            The PID's derivative gain C_d. Any finite real (check_real). Default 0.0 (no derivative term): the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
         Ti : int
             T_i: the PID sets the sampling interval once Ti samples are taken, its integral term the mean of the last
             Ti feedback errors. An integer >= 1 (check_int). Default 5: the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
@@ -705,6 +698,7 @@ def dsat_steps(X, t0, o, est, pub, spent, rng, pid, exact,
         est[k] = last
 
 @register
+@param_docs(BASELINE_PARAMS)
 class DSAT(CentralBaseline):
     "Li et al. 2015 DSAT (benchmark's w-event variant): feedback-adjusted SVT sampling, at most ceil(0.15 w) samples per window."
     derivation = "04_baselines: DSAT (its accounting, and the erratum on the benchmark's threshold test)"
@@ -729,11 +723,6 @@ class DSAT(CentralBaseline):
 
         Parameters
         ----------
-        eps : float
-            The privacy budget epsilon of every window of w timestamps, in [1e-10, 300] (check_eps; ValueError
-            outside). Required, no default: the budget is the caller's choice.
-        w : int
-            The window length in timestamps, an integer >= 1 (check_w); a run raises ValueError when w > T. Required, no default.
         ratio : float
             The share of a window that may be sampled: at most C_D = max(1, ceil(ratio * w)) samples per window, each
             at eps/(2 C_D); also the target sampling rate C_D/w. A real number in the open interval (0, 1)
@@ -884,6 +873,7 @@ def capacity(cap: int, need: int, shrink: bool = False) -> int:
     return cap
 
 @register
+@param_docs(BASELINE_PARAMS)
 class AdaPub(CentralBaseline):
     "Wang et al. 2019 AdaPub: uniform eps/w with dimension grouping, PID-driven time grouping and median smoothing."
     derivation = "04_baselines: AdaPub (sampling budget and the grouping SVT per window)"
@@ -902,11 +892,6 @@ class AdaPub(CentralBaseline):
 
         Parameters
         ----------
-        eps : float
-            The privacy budget epsilon of every window of w timestamps, in [1e-10, 300] (check_eps; ValueError
-            outside). Required, no default: the budget is the caller's choice.
-        w : int
-            The window length in timestamps, an integer >= 1 (check_w); a run raises ValueError when w > T. Required, no default.
         ratio_c : float
             r_c, the time-grouping tests' share: eps_c = r_c eps per window on the tests, eps_A = (1 - r_c) eps/w a
             timestamp on the perturbation. A real number in the open interval (0, 1) (check_fraction). Default 0.2:
@@ -915,12 +900,6 @@ class AdaPub(CentralBaseline):
             The number of random pivots of dimension grouping (drawn between the previous release's minimum and
             maximum); 0 turns dimension grouping off (every bin its own group). An integer >= 0 (check_int).
             Default 20: section "AdaPub" (the SPAS authors' constants).
-        Kp : float
-            The PID's proportional gain C_p on the feedback error. Any finite real (check_real). Default 0.9: section "AdaPub" (the SPAS authors' constants).
-        Ki : float
-            The PID's integral gain C_i. Any finite real (check_real). Default 0.1: section "AdaPub" (the SPAS authors' constants).
-        Kd : float
-            The PID's derivative gain C_d. Any finite real (check_real). Default 0.0 (no derivative term): section "AdaPub" (the SPAS authors' constants).
         n_int : int
             The PID's integral runs over the last n_int feedback errors. An integer >= 1 (check_int). Default 5:
             section "AdaPub" (the SPAS authors' constants).
@@ -1048,6 +1027,7 @@ def pegasus_steps(X, t0, o, est, pub, spent, rng, pid, exact,         # the rows
         if drop > 0: held[0] += drop; held[1] += drop; held[2] -= drop
 
 @register
+@param_docs(BASELINE_PARAMS)
 class PeGaSus(CentralBaseline):
     "Chen et al. 2017 PeGaSus per bin: Laplace perturber, SVT-style online grouper, mean smoother; eps/w per step."
     derivation = "04_baselines: PeGaSus (perturber eps_p/w and grouper eps_g/w per timestamp)"
@@ -1064,11 +1044,6 @@ class PeGaSus(CentralBaseline):
 
         Parameters
         ----------
-        eps : float
-            The privacy budget epsilon of every window of w timestamps, in [1e-10, 300] (check_eps; ValueError
-            outside). Required, no default: the budget is the caller's choice.
-        w : int
-            The window length in timestamps, an integer >= 1 (check_w); a run raises ValueError when w > T. Required, no default.
         ratio_g : float
             r_g, the grouper's share of each timestamp's eps/w: eps_g = r_g eps/w on the grouper, eps_pp = (1 - r_g)
             eps/w on the perturber. A real number in the open interval (0, 1) (check_fraction). Default 0.2:

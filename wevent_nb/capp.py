@@ -17,17 +17,17 @@ PAPER = "CAPP (R. Du et al.): dual utilization of perturbation under w-event LDP
 SMALL_EPS = 1e-4   # below this the closed form of b loses digits to cancellation: use its series
 
 # %% auto #0
-__all__ = ['PAPER', 'SMALL_EPS', 'RANDOMIZERS', 'SMOOTH_MODES', 'CAPP_SIGNS', 'FEEDBACKS', 'CAPP_VARIANTS', 'STRICT_DERIVATION',
-           'sw_params', 'sw_density', 'sw_report', 'sw_perturb', 'sw_moments', 'sw_v1_moments', 'sw_sigma2_printed',
-           'deviation_moments', 'pm_report', 'sr_report', 'pm_params', 'sr_params', 'pm_perturb', 'pm_variance',
-           'laplace_perturb', 'laplace_variance', 'sr_perturb', 'sr_variance', 'randomize', 'sw_transition', 'sw_ems',
-           'sma', 'capp_offset', 'capp_bounds', 'report_schedule', 'max_in_span', 'per_report_budget',
-           'sampling_objective', 'choose_ns', 'segments', 'clip_one', 'report_input', 'report_output', 'draw_reports',
-           'draw_noise', 'ReportPort', 'pp_steps', 'NumericLDPMechanism', 'PPMechanism', 'SWDirect', 'IPP', 'APP',
-           'CAPP', 'Sampling', 'APPS', 'CAPPS', 'ToPL', 'PMAPP', 'LaplaceDirect', 'LaplaceAPP', 'SRDirect', 'SRAPP',
-           'basw_steps', 'BASW', 'APPDoubleBudget', 'APPNoClip', 'required_population', 'QueryPopulation',
-           'query_population', 'user_values', 'mse_of_mean', 'cos_published', 'cos_smoothed', 'cos_raw',
-           'w1_user_means']
+__all__ = ['PAPER', 'SMALL_EPS', 'RANDOMIZERS', 'SMOOTH_MODES', 'CAPP_SIGNS', 'CAPP_PARAMS', 'FEEDBACKS', 'CAPP_VARIANTS',
+           'STRICT_DERIVATION', 'sw_params', 'sw_density', 'sw_report', 'sw_perturb', 'sw_moments', 'sw_v1_moments',
+           'sw_sigma2_printed', 'deviation_moments', 'pm_report', 'sr_report', 'pm_params', 'sr_params', 'pm_perturb',
+           'pm_variance', 'laplace_perturb', 'laplace_variance', 'sr_perturb', 'sr_variance', 'randomize',
+           'sw_transition', 'sw_ems', 'sma', 'capp_offset', 'capp_bounds', 'report_schedule', 'max_in_span',
+           'per_report_budget', 'sampling_objective', 'choose_ns', 'segments', 'clip_one', 'report_input',
+           'report_output', 'draw_reports', 'draw_noise', 'ReportPort', 'pp_steps', 'NumericLDPMechanism',
+           'PPMechanism', 'SWDirect', 'IPP', 'APP', 'CAPP', 'Sampling', 'APPS', 'CAPPS', 'ToPL', 'PMAPP',
+           'LaplaceDirect', 'LaplaceAPP', 'SRDirect', 'SRAPP', 'basw_steps', 'BASW', 'APPDoubleBudget', 'APPNoClip',
+           'required_population', 'QueryPopulation', 'query_population', 'user_values', 'mse_of_mean', 'cos_published',
+           'cos_smoothed', 'cos_raw', 'w1_user_means']
 
 # %% ../nbs/12_capp.ipynb #0d0f9602
 def sw_params(eps):
@@ -152,7 +152,7 @@ def pm_perturb(v, eps, rng):
     return _pm_reports(*args).reshape(shape)
 
 def pm_variance(v, eps):
-    "Variance of PM(v) on [-1, 1]: v^2/(e^{eps/2}-1) + (e^{eps/2}+3)/(3(e^{eps/2}-1)^2)."
+    "Variance of PM(v) on [-1, 1]: v²/(e^(eps/2) - 1) + (e^(eps/2) + 3)/(3 (e^(eps/2) - 1)²)."
     z = np.exp(np.asarray(eps, float) / 2)
     return np.asarray(v, float) ** 2 / (z - 1) + (z + 3) / (3 * (z - 1) ** 2)
 
@@ -436,36 +436,41 @@ def pp_steps(Z, t0, T, noise, pid, py_draws,                  # slots t0, t0 + 1
         kb[0] += 1
         if T > 0: Dtrace[:, t] = D
 
+# %% ../nbs/12_capp.ipynb #c385d8eb
+from .core import param_docs
+
+# One text per constructor parameter the CAPP methods share: `param_docs` composes each class's Parameters section
+CAPP_PARAMS = {
+    "eps": ("float", "Each user's privacy budget epsilon over any window of w slots (w-event eps-LDP per user), in "
+                     "[1e-10, 300] (check_eps; ValueError outside). Required, no default."),
+    "w": ("int", "The window length in slots, an integer >= 1 (check_w). Required, no default."),
+    "Lq": ("int or None", "The run length in slots: the stream is cut into runs of Lq slots, each started afresh (D = "
+                          "0), as the authors' code restarts on every query; a report of APP or CAPP reads up to Lq - 1 "
+                          "slots back. An integer >= 1 (check_int), or None for w. Default None (= w): the query length "
+                          'of the paper\'s experiments (section "The methods").'),
+    "smooth": ("str or None", 'What estimates publishes (post-processing of the reports, free): "centered", the 3-slot '
+                              'centred moving average (the paper, Sec. IV-A), "trailing", the authors\' movmean(x, [2 '
+                              '0]), or None, the raw reports ("default": the method\'s own: None for SW-direct, '
+                              '"centered" for every other, as the authors\' evaluation smooths). One of those '
+                              '(ValueError otherwise). Default "default" (section "The methods").'),
+}
+
 # %% ../nbs/12_capp.ipynb #440ccb4c
 def _check_smooth(smooth):
     if smooth not in SMOOTH_MODES: raise _bad("smooth", smooth, f"one of {SMOOTH_MODES}")
     return smooth
 
+@param_docs(CAPP_PARAMS)
 class NumericLDPMechanism(Mechanism):
     "Base of CAPP's methods: a NumericPopulation in, each user's stream perturbed locally; start/step/finish and run(stream, rng), all through the method's compiled step."
     paper, stream_kind = PAPER, "numeric"
     online = True                              # start(None, ...) opens an unbounded run (section Online form)
     default_smooth: str | None = "centered"   # the authors' evaluation smooths every method but SW-direct
     def __init__(self, eps, w, Lq=None, smooth="default", allow_unproven=False):
-        """The parameters every CAPP method shares (BA-SW uses this constructor as it is).
+        """The parameters every CAPP method shares (BA-SW uses this constructor as it is, and does not read Lq).
 
         Parameters
         ----------
-        eps : float
-            Each user's privacy budget epsilon over any window of w slots (w-event eps-LDP per user), in [1e-10, 300]
-            (check_eps; ValueError outside). Required, no default.
-        w : int
-            The window length in slots, an integer >= 1 (check_w). Required, no default.
-        Lq : int or None
-            The run length in slots: the stream is cut into runs of Lq slots, each started afresh (D = 0), as the
-            authors' code restarts on every query; a report of APP or CAPP reads up to Lq - 1 slots back. An integer
-            >= 1 (check_int), or None for w. Default None (= w): the query length of the paper's experiments
-            (section "The methods"). BA-SW does not read it.
-        smooth : str or None
-            What estimates publishes (post-processing of the reports, free): "centered", the 3-slot centred moving
-            average (the paper, Sec. IV-A), "trailing", the authors' movmean(x, [2 0]), or None, the raw reports
-            ("default": the method's own: None for SW-direct, "centered" for every other, as the authors' evaluation
-            smooths). One of those (ValueError otherwise). Default "default" (section "The methods").
         allow_unproven : bool
             The opt-in to a configuration no derivation covers (00_core, "Private by default", rule 2): without it
             checking such a release raises UnprovenConfiguration, and an online start refuses it; with it the
@@ -575,6 +580,7 @@ FEEDBACKS = ("none", "app", "capp")
 CAPP_VARIANTS = ("alg2", "authors_code")
 STRICT_DERIVATION = "12_capp: The default: strict accounting of the feedback path"
 
+@param_docs(CAPP_PARAMS)
 class PPMechanism(NumericLDPMechanism):
     "SW-direct, IPP, APP, CAPP and their sampling (PP-S) and randomizer variants: one report per slot (or per segment), fed back through D."
     base, feedback, acc_default, sampling = "SW", "none", None, False
@@ -586,21 +592,6 @@ class PPMechanism(NumericLDPMechanism):
 
         Parameters
         ----------
-        eps : float
-            Each user's privacy budget epsilon over any window of w slots (w-event eps-LDP per user), in [1e-10, 300]
-            (check_eps; ValueError outside). Required, no default.
-        w : int
-            The window length in slots, an integer >= 1 (check_w). Required, no default.
-        Lq : int or None
-            The run length in slots: the stream is cut into runs of Lq slots, each started afresh (D = 0), as the
-            authors' code restarts on every query; a report of APP or CAPP reads up to Lq - 1 slots back. An integer
-            >= 1 (check_int), or None for w. Default None (= w): the query length of the paper's experiments
-            (section "The methods").
-        smooth : str or None
-            What estimates publishes (post-processing of the reports, free): "centered", the 3-slot centred moving
-            average (the paper, Sec. IV-A), "trailing", the authors' movmean(x, [2 0]), or None, the raw reports
-            ("default": the method's own: None for SW-direct, "centered" for every other, as the authors' evaluation
-            smooths). One of those (ValueError otherwise). Default "default" (section "The methods").
         strict : bool
             The accounting: True gives each report eps/n, n the most reports in any w + A slots (A, the reach: how
             far back a report reads through D or its segment), booked on windows of w + A (section "The default:
@@ -757,7 +748,7 @@ class SWDirect(PPMechanism):
 
 @register
 class IPP(PPMechanism):
-    "IPP (Sec. III-C): the previous slot's deviation x_{t-1} - x'_{t-1} added to x_t before SW."
+    "IPP (Sec. III-C): the previous slot's deviation x[t-1] - x'[t-1] added to x_t before SW."
     name, feedback, acc_default = "IPP", "app", 1
 
 @register

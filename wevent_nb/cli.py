@@ -12,7 +12,7 @@ from pathlib import Path
 # %% auto #0
 __all__ = ['PAPER_RE', 'CROSS_PAPER_RE', 'KERNEL_TCP_WARNING', 'MATHJAX_VERSION', 'MATHJAX_WHEEL', 'MATHJAX_SKIP',
            'REPORT_MATHJAX_SKIP', 'REMOTE', 'WIDGET_VIEW', 'CALLOUT', 'CALLOUT_ICONS', 'SOURCE_LINK', 'REPORT_TEMPLATE',
-           'QUICK_REPORT_SECONDS', 'QUICK_REPORT_OTHER', 'SPREAD_WHY', 'REPORT_PARAM_MIN', 'COMMANDS', 'paper_id',
+           'QUICK_REPORT_SECONDS', 'QUICK_REPORT_MEASURED', 'SPREAD_WHY', 'REPORT_PARAM_MIN', 'COMMANDS', 'paper_id',
            'has_parameters_cell', 'find_notebooks', 'parse_value', 'forward_stderr', 'quiet_kernel_manager',
            'run_report', 'MathJaxUnavailable', 'cache_home', 'mathjax_dir', 'copy_mathjax', 'notebook_info',
            'split_directives', 'callouts_as_quotes', 'source_links_as_html', 'report_notebook', 'report_mathjax_head',
@@ -422,10 +422,10 @@ body{{font-family:system-ui,sans-serif;margin:2em}} table{{border-collapse:colla
     p = Path(out_dir) / "index.html"; p.write_text(page, encoding="utf-8")
     return p
 
-# `make reports` (quick, six notebooks) took 10 min 55 s on the 2-core machine of issue 24 (taken 2026-11-26), 268 s of them
-# 21_benchmark: the per-notebook figures below, used until a run in the output folder records its own
-QUICK_REPORT_SECONDS = {"21_benchmark": 268}
-QUICK_REPORT_OTHER = 77          # (655 s - 268 s) / 5 paper notebooks
+# Each notebook's quick-scale report time, measured with `make reports` on main at c582aca in a fresh clone on the 2-core
+# machine: used until a run in the output folder records its own. A notebook not listed gets no estimate, not a guess.
+QUICK_REPORT_SECONDS = {"10_ldp_ids": 141, "11_spas": 97, "12_capp": 88, "13_pbd_pba": 76, "14_delay": 65, "21_benchmark": 165}
+QUICK_REPORT_MEASURED = "2026-11-27"
 
 def last_run_seconds(ipynb, scale: str) -> float | None:
     "papermill's recorded duration of an earlier successful run at `scale` (an executed notebook in a report folder), else None."
@@ -438,11 +438,11 @@ def report_estimate(nbs, out, scale: str) -> str:
     "One line: about how long the reports of `nbs` take, from their last runs in `out`, else the quick-run figures above."
     recorded = {nb.stem: last_run_seconds(Path(out) / nb.name, scale) for nb in nbs}
     n_rec = sum(v is not None for v in recorded.values())
-    secs = {k: v if v is not None or scale != "quick" else QUICK_REPORT_SECONDS.get(k, QUICK_REPORT_OTHER) for k, v in recorded.items()}
+    secs = {k: v if v is not None or scale != "quick" else QUICK_REPORT_SECONDS.get(k) for k, v in recorded.items()}
     known, unknown = {k: v for k, v in secs.items() if v is not None}, [k for k, v in secs.items() if v is None]
     head = f"{len(nbs)} notebook(s) at the {scale} scale"
     if not known: return f"{head}: no time estimate (no earlier {scale}-scale run recorded in {out})"
-    src = ([f"{n_rec} from their last run in {out}"] if n_rec else []) + (["the quick-run figures of 2026-11-26"] if len(known) > n_rec else [])
+    src = ([f"{n_rec} from their last run in {out}"] if n_rec else []) + ([f"the quick-run figures of {QUICK_REPORT_MEASURED}"] if len(known) > n_rec else [])
     return (f"{head}: about {max(1, round(sum(known.values()) / 60))} min" + (f" for {len(known)} of them" if unknown else "")
             + f" ({', '.join(src)})" + (f"; no recorded time for {', '.join(unknown)}" if unknown else ""))
 
@@ -572,7 +572,9 @@ def _cmd_datasets(args) -> int:
 def _cmd_reproduce(args) -> int:
     params = {k: parse_value(v) for k, v in (args.param or [])}
     try: recs = reproduce(args.notebooks_dir, args.out, args.paper, args.scale, params, args.foundation, args.kernel, args.timeout, args.scheduler)
-    except (FileNotFoundError, ValueError, OSError, ImportError) as e: print(f"wevent-nb reproduce: {e}", file=sys.stderr); return 2
+    except (OSError, ImportError, UnicodeError, json.JSONDecodeError) as e:   # no such folder or notebook, a notebook unread, no scheduler
+        print(f"wevent-nb reproduce: {e}", file=sys.stderr); return 1
+    except ValueError as e: print(f"wevent-nb reproduce: {e}", file=sys.stderr); return 2     # a malformed --scheduler address
     bad = [r for r in recs if r["status"] != "ok"]
     print(f"{len(recs) - len(bad)}/{len(recs)} report(s) ok; index: {Path(args.out) / 'index.html'}")
     return 1 if bad else 0
@@ -590,13 +592,17 @@ def _cmd_bench(args) -> int:
 
 def _bench(args, store) -> int:
     from wevent_nb import benchmark as B
+    from wevent_nb.baselines import check_choice
     from wevent_nb.experiments import dask_client
-    try: grids, missing = B.benchmark_grids(args.scale, args.family or B.FAMILIES, args.reps, args.data_home)
+    try: families = [check_choice(f, "--family", B.FAMILIES) for f in args.family or B.FAMILIES]
     except ValueError as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 2
+    try: grids, missing = B.benchmark_grids(args.scale, families, args.reps, args.data_home)
+    except (OSError, ValueError) as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 1    # a data set file unread
     if missing: print(f"data sets not found, skipped: {', '.join(missing)}")
-    if not grids: print("wevent-nb bench: no data set found (set WEVENT_NB_DATA or --data-home)", file=sys.stderr); return 2
+    if not grids: print("wevent-nb bench: no data set found (set WEVENT_NB_DATA or --data-home)", file=sys.stderr); return 1
     try: client = dask_client(args.scheduler) if args.scheduler else None
-    except (OSError, ImportError) as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 2
+    except ValueError as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 2                # a malformed --scheduler address
+    except (OSError, ImportError) as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 1    # a scheduler down, no dask
     ex = client.get_executor() if client else ("serial" if args.workers == 1 else args.workers)
     where = f"Dask scheduler {args.scheduler} ({len(client.nthreads())} workers)" if client else f"{args.workers} local process(es)"
     print(f"{B.n_cells(grids):,} cells ({args.scale}) on {where}; store {store.path}")
@@ -618,15 +624,17 @@ def _bench(args, store) -> int:
     return 0
 
 def _cmd_release(args) -> int:
-    from wevent_nb.online import release_stream, StateExists, SessionRefused
-    from wevent_nb.core import PrivacyBudgetExceeded
+    from wevent_nb.online import release_stream, StateExists, StateMismatch, SessionRefused
+    from wevent_nb.core import PrivacyBudgetExceeded, UnprovenConfiguration
     params = {k: parse_value(v) for k, v in (args.param or [])}
     try:
         res = release_stream(args.mechanism, args.eps, args.w, args.state, input=args.input, output=args.output, seed=args.seed,
                              params=params, lo=args.lo, hi=args.hi, d=args.d, noise=args.noise)
     except KeyboardInterrupt: print("wevent-nb release: interrupted; the state holds every release made", file=sys.stderr); return 130
     except (KeyError, ValueError, TypeError, OSError, NotImplementedError, PrivacyBudgetExceeded, StateExists, SessionRefused) as e:
-        print(f"wevent-nb release: {e.args[0] if isinstance(e, KeyError) and e.args else e}", file=sys.stderr); return 2
+        print(f"wevent-nb release: {e.args[0] if isinstance(e, KeyError) and e.args else e}", file=sys.stderr)
+        at_run_time = isinstance(e, (OSError, UnicodeError, StateExists, StateMismatch, SessionRefused, PrivacyBudgetExceeded))
+        return 1 if at_run_time and not isinstance(e, UnprovenConfiguration) else 2   # else: the mechanism, its parameters or flags
     print(f"wevent-nb release: {res['released']} timestamp(s) released, {res['bad']} bad line(s) skipped; the stream is at t={res.get('t', 0)}"
           + (" (resumed)" if res["resumed"] else ""), file=sys.stderr)
     return 1 if res["bad"] else 0

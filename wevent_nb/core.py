@@ -18,8 +18,8 @@ __all__ = ['EPS_MIN', 'EPS_MAX', 'STREAM_KINDS', 'REL_TOL', 'GUARANTEES', 'NOISE
            'spawn_rngs', 'seed_from_key', 'HistogramStream', 'CategoricalAggregate', 'CategoricalPopulation',
            'NumericPopulation', 'PersonalizedPopulation', 'ScalarStream', 'Ledger', 'RollingLedger', 'Release',
            'check_exact_noise', 'check_lattice', 'Mechanism', 'MechanismInfo', 'register', 'list_mechanisms',
-           'get_mechanism', 'ToyUniform', 'ToyOverspend', 'Runs', 'Draw', 'NoiseRecorder', 'NoiseNotBooked',
-           'noise_spends', 'check_noise_ledger']
+           'get_mechanism', 'ToyUniform', 'ToyOverspend', 'Runs', 'param_docs', 'Draw', 'NoiseRecorder',
+           'NoiseNotBooked', 'noise_spends', 'check_noise_ledger']
 
 # %% ../nbs/00_core.ipynb #e2a90127
 class PrivacyBudgetExceeded(Exception):
@@ -1095,6 +1095,37 @@ class Runs:
             raise PrivacyBudgetExceeded(account, (max(t - w + 1, 0), t), s[r, t], eps,
                                         message=f"run {r}: window t={max(t - w + 1, 0)}..{t} spent {s[r, t]:.6g}, budget {eps:.6g}")
         return self
+
+# %% ../nbs/00_core.ipynb #62c0805c
+def _param_entries(section: str) -> dict:
+    "The entries of a numpy-style Parameters section by name: an entry is a `name : type` line and the indented lines below it."
+    entries, name = {}, None
+    for line in section.splitlines():
+        if line and not line[0].isspace():
+            name = line.split(" : ")[0].strip(); entries[name] = [line]
+        elif name is None:
+            if line.strip(): raise ValueError(f"a Parameters section starts with {line.strip()!r}, not with a 'name : type' line")
+        else: entries[name].append(line)
+    return {k: "\n".join(v).rstrip() for k, v in entries.items()}
+
+def param_docs(texts: dict, width: int = 112):
+    """A class decorator: the Parameters section of the class's own `__init__` docstring gets, in the signature's order, the entry of
+    each parameter it does not document, from `texts` (`{name: (type, text)}`, a module's one text per shared parameter), the
+    text filled to `width` columns. A parameter documented in neither raises a ValueError naming it."""
+    import textwrap
+    def document(cls):
+        init = cls.__dict__.get("__init__")
+        if init is None: raise ValueError(f"{cls.__name__} defines no __init__: decorate the class that does")
+        head, _, section = inspect.cleandoc(init.__doc__ or "").partition("\n\nParameters\n----------\n")
+        own, sig = _param_entries(section), inspect.signature(init).parameters.values()
+        names = [p.name for p in sig if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+        if (missing := [n for n in names if n not in own and n not in texts]):
+            raise ValueError(f"{cls.__name__}.__init__: no doc for {', '.join(missing)}: write it in its Parameters section or in the module's texts")
+        shared = {n: f"{n} : {texts[n][0]}\n" + textwrap.indent(textwrap.fill(texts[n][1], width - 4), "    ") for n in names if n not in own}
+        entries = [own.get(n) or shared[n] for n in names] + [v for k, v in own.items() if k not in names]
+        init.__doc__ = f"{head}\n\nParameters\n----------\n" + "\n".join(entries)
+        return cls
+    return document
 
 # %% ../nbs/00_core.ipynb #c1dab1c4
 class Draw(NamedTuple):

@@ -29,7 +29,7 @@ __all__ = ['LDP_IDS_MODELS', 'PBD_MODELS', 'STANDINS', 'ENV_VAR', 'DATASETS', 'A
 # %% ../nbs/02_data.ipynb #56b69871
 def lns_probabilities(T: int = 800, p0: float = 0.05, sd: float = 0.0025, rng=None, round_decimals: int | None = None,
                       require_positive: bool = False, max_tries: int = 10_000) -> np.ndarray:
-    "LDP-IDS LNS / PBD-PBA TLNS random walk p_t = clip(p_{t-1} + N(0, sd^2), 0, 1), t = 1..T (LDP-IDS Sec. 7.1.1, PBD/PBA Sec. 5.1)."
+    "LDP-IDS LNS / PBD-PBA TLNS random walk p_t = clip(p[t-1] + N(0, sd²), 0, 1), t = 1..T (LDP-IDS Sec. 7.1.1, PBD/PBA Sec. 5.1)."
     T = check_int(T, "T", minimum=1)
     p0 = check_fraction(p0, "p0", closed=True)
     if isinstance(sd, bool) or not isinstance(sd, (int, float, np.floating)) or not math.isfinite(sd) or sd < 0:

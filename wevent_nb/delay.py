@@ -1,4 +1,4 @@
-"""Li, Qin, Ren, Gong, Feng, Hong and Wang, *Delay-allowed Differentially Private Data Stream Release* (NDSS 2025): event-level DP with a release delay of $w$ timestamps, group-based post-processing (PeGaSus, continuous and discontinuous grouping), order-based methods (CompOrder, BucOrder) and sensitivity truncation, derived, implemented, checked and reproduced.
+"""Li, Qin, Ren, Gong, Feng, Hong and Wang, *Delay-allowed Differentially Private Data Stream Release* (NDSS 2025): event-level DP with a release delay of *w* timestamps, group-based post-processing (PeGaSus, continuous and discontinuous grouping), order-based methods (CompOrder, BucOrder) and sensitivity truncation, derived, implemented, checked and reproduced.
 
 Docs: https://wevent-nb.github.io/wevent_nb/delay.html.md"""
 
@@ -15,13 +15,13 @@ from .baselines import PeGaSus, check_choice
 from .engine import njit, pairwise_sum, lap, Port, NO_PORT, NO_RNG, _port_laplace
 
 # %% auto #0
-__all__ = ['DELAY_PAPER', 'GROUPING_SITES', 'DELAY_NOISE_ROLES', 'dev', 'improvement_threshold', 'truncation_quality',
-           'tau_candidates', 'select_tau', 'BatchDraws', 'as_draws', 'continuous_grouping', 'group_deviations',
-           'discontinuous_grouping', 'release_groups', 'comporder_pairs', 'comporder_bits', 'comporder_postprocess',
-           'grr_buckets', 'bucket_of', 'bucorder_draws', 'bucorder_release', 'DelayMechanism', 'Naive', 'AdaPubEvent',
-           'ConstantMid', 'ContinReduce', 'ContinPP', 'PeGaSusDelay', 'DiscontinReduce', 'DiscontinPP', 'BucOrder',
-           'CompOrder', 'PeGaSusEvent', 'DiscontinHalfNoise', 'CompOrderHalfQuery', 'delay_noise_spends',
-           'check_delay_noise']
+__all__ = ['DELAY_PAPER', 'GROUPING_SITES', 'DELAY_PARAMS', 'DELAY_NOISE_ROLES', 'dev', 'improvement_threshold',
+           'truncation_quality', 'tau_candidates', 'select_tau', 'BatchDraws', 'as_draws', 'continuous_grouping',
+           'group_deviations', 'discontinuous_grouping', 'release_groups', 'comporder_pairs', 'comporder_bits',
+           'comporder_postprocess', 'grr_buckets', 'bucket_of', 'bucorder_draws', 'bucorder_release', 'DelayMechanism',
+           'Naive', 'AdaPubEvent', 'ConstantMid', 'ContinReduce', 'ContinPP', 'PeGaSusDelay', 'DiscontinReduce',
+           'DiscontinPP', 'BucOrder', 'CompOrder', 'PeGaSusEvent', 'DiscontinHalfNoise', 'CompOrderHalfQuery',
+           'delay_noise_spends', 'check_delay_noise']
 
 # %% ../nbs/14_delay.ipynb #63a2d88a
 DELAY_PAPER = "Li et al., Delay-allowed DP data stream release, NDSS 2025 (paper 004)"
@@ -464,10 +464,48 @@ def bucorder_release(Y, mask, m, n_b, d, eps_g, eps_p, sens, rng, clip=True, ahe
     return out, lab
 
 
+# %% ../nbs/14_delay.ipynb #e376bda9
+from .core import param_docs
+
+# One text per constructor parameter the delay methods share: `param_docs` composes each class's Parameters section
+DELAY_PARAMS = {
+    "eps": ("float", "Each event's privacy budget (event-level eps-DP: streams differing in one timestamp's value are "
+                     'neighbours), split eps = eps_g + eps_s + eps_p (section "Setting: event-level DP with a delay '
+                     '(Section III)"). In [1e-10, 300] (check_eps; ValueError outside). Required, no default.'),
+    "w": ("int", "The delay in timestamps: the batch methods release each batch of w values when its last value arrives "
+                 "(delay <= w - 1); CompOrder releases x_t at t + w; the real-time methods release at arrival and use w "
+                 "only to batch the tau updates of truncation (AdaPub-event and PeGaSus-event do not truncate). An "
+                 "integer >= 1 (check_w). Required, no default."),
+    "theta": ("float", "The grouping SVT's threshold theta, in the data's units. A finite real number (ValueError "
+                       "otherwise). Default 3.0: the paper's theta = 3 (Section VII, Figs. 2-3; Figs. 7-10 vary it; "
+                       'section "Reproduction (Section VII)").'),
+    "truncation": ("bool", "Sensitivity truncation (Section VI): every interval-th batch re-selects tau by report noisy "
+                           "max (Eq. 3) with eps_s = eps_p/2 of that batch's release budget, and the noise then uses "
+                           "Delta_s = tau and the statistics min(x, tau). True or False (numpy booleans accepted; "
+                           "ValueError otherwise). Default False: the methods as Figs. 2-3 run them (Fig. 4 measures "
+                           'truncation; section "Sensitivity truncation").'),
+    "interval": ("int", "With truncation: the batches between two tau updates (the update batch's own values are the "
+                        'sample). An integer >= 1 (check_int). Default 5: Section VI / VII-B (section "Sensitivity '
+                        'truncation").'),
+    "tau_step": ("float", "With truncation: the step of tau's public candidate grid tau_step, 2 tau_step, ... up to the "
+                          "domain size |d|, in the data's units. A finite real > 0 (check_positive). Default 5.0: the "
+                          "authors' code's step (section \"Sensitivity truncation\")."),
+    "clip_output": ("bool", "Clip every release to the public domain [L, U]: free post-processing, a diagnostic (the "
+                            "paper's methods do not clip). True or False (ValueError otherwise). Default False (section "
+                            '"The methods").'),
+    "eps_g_frac": ("float or None", "eps_g/eps, the share of the optimisation module (grouping, ordering or bucketing); "
+                                    "eps_p gets the rest. A real number in the open interval (0, 1) (check_fraction), "
+                                    "or None for the method's default: 1/5 for the group methods and PeGaSus-event (the "
+                                    "shared PeGaSus's ratio_g), 1/4 for CompOrder and BucOrder, 0 for Naive (no such "
+                                    "module). The paper does not state the split; the defaults are the authors' code's "
+                                    '(section "Setting: event-level DP with a delay (Section III)").'),
+}
+
 # %% ../nbs/14_delay.ipynb #62f628e1
 DELAY_NOISE_ROLES = {"_release_noise": ("release", 1.0), "_rnm_noise": ("rnm", 1.0),
                      "_svt_threshold_noise": ("svt_threshold", 1.0), "_svt_query_noise": ("svt_query", 1.0)}
 
+@param_docs(DELAY_PARAMS)
 class DelayMechanism(Mechanism):
     "Event-level DP release of a ScalarStream after a delay w: batches of w values, optional sensitivity truncation, per-event ledger."
     paper, stream_kind, online = DELAY_PAPER, "scalar", True
@@ -479,38 +517,7 @@ class DelayMechanism(Mechanism):
     buffers: ClassVar[dict] = {"_z": 0.0, "_est": np.nan}   # per-timestamp arrays (online: the open batch and the history it reads) and their blank
 
     def __init__(self, eps, w, truncation=False, interval=5, tau_step=5.0, clip_output=False, eps_g_frac=None):
-        """The parameters every delay method shares (Naive uses this constructor as it is; section "The methods").
-
-        Parameters
-        ----------
-        eps : float
-            Each event's privacy budget (event-level eps-DP: streams differing in one timestamp's value are
-            neighbours), split eps = eps_g + eps_s + eps_p (section "Setting: event-level DP with a delay (Section III)"). In [1e-10, 300] (check_eps; ValueError
-            outside). Required, no default.
-        w : int
-            The delay in timestamps: the batch methods release each batch of w values when its last value arrives
-            (delay <= w - 1); CompOrder releases x_t at t + w; the real-time methods release at arrival and use w
-            only to batch the tau updates of truncation. An integer >= 1 (check_w). Required, no default.
-        truncation : bool
-            Sensitivity truncation (Section VI): every interval-th batch re-selects tau by report noisy max (Eq. 3)
-            with eps_s = eps_p/2 of that batch's release budget, and the noise then uses Delta_s = tau and the
-            statistics min(x, tau). True or False (numpy booleans accepted; ValueError otherwise). Default False:
-            the methods as Figs. 2-3 run them (Fig. 4 measures truncation; section "Sensitivity truncation").
-        interval : int
-            With truncation: the batches between two tau updates (the update batch's own values are the sample).
-            An integer >= 1 (check_int). Default 5: Section VI / VII-B (section "Sensitivity truncation").
-        tau_step : float
-            With truncation: the step of tau's public candidate grid tau_step, 2 tau_step, ... up to the domain size
-            |d|, in the data's units. A finite real > 0 (check_positive). Default 5.0: the authors' code's step
-            (section "Sensitivity truncation").
-        clip_output : bool
-            Clip every release to the public domain [L, U]: free post-processing, a diagnostic (the paper's
-            methods do not clip). True or False (ValueError otherwise). Default False (section "The methods").
-        eps_g_frac : float or None
-            eps_g/eps, the share of the optimisation module (grouping, ordering or bucketing); eps_p gets the rest.
-            A real number in the open interval (0, 1) (check_fraction), or None for the method's default, 1/5 for the group methods and PeGaSus-event, 1/4 for CompOrder and BucOrder, 0 for Naive (no such module).
-            The paper does not state the split; the defaults are the authors' code's (section "Setting: event-level DP with a delay (Section III)").
-        """
+        """The parameters every delay method shares (Naive uses this constructor as it is; section "The methods")."""
         super().__init__(eps, w)
         if not isinstance(truncation, (bool, np.bool_)): raise ValueError(f"truncation={truncation!r} is not allowed: truncation must be True or False")
         if not isinstance(clip_output, (bool, np.bool_)): raise ValueError(f"clip_output={clip_output!r} is not allowed: clip_output must be True or False")
@@ -753,6 +760,7 @@ class Naive(DelayMechanism):
         return out
 
 @register
+@param_docs(DELAY_PARAMS)
 class AdaPubEvent(Naive):
     "AdaPub as the authors' event-level port runs it: its deviation test is overwritten, so every value is x_t + Lap(Delta_s / (0.8 eps))."
     accounting_options = {}            # no truncation: it releases from AdaPub's groups
@@ -768,13 +776,6 @@ class AdaPubEvent(Naive):
             Each event's privacy budget (event-level eps-DP: streams differing in one timestamp's value are
             neighbours), of which the port spends 0.8 eps on the release and leaves 0.2 eps unused (section "Setting: event-level DP with a delay (Section III)"). In [1e-10, 300] (check_eps; ValueError
             outside). Required, no default.
-        w : int
-            The delay in timestamps: the batch methods release each batch of w values when its last value arrives
-            (delay <= w - 1); CompOrder releases x_t at t + w; the real-time methods release at arrival and use w
-            only to batch the tau updates of truncation. An integer >= 1 (check_w). Required, no default.
-        clip_output : bool
-            Clip every release to the public domain [L, U]: free post-processing, a diagnostic (the paper's
-            methods do not clip). True or False (ValueError otherwise). Default False (section "The methods").
         """
         super().__init__(eps, w, clip_output=clip_output)
         self.eps_p = 0.8 * self.eps      # the port's release share; its filter's 0.2 eps draws nothing that is released
@@ -782,13 +783,15 @@ class AdaPubEvent(Naive):
     def params(self) -> dict: return {"eps": self.eps, "w": self.w, "clip_output": self.clip_output}
 
 @register
+@param_docs(DELAY_PARAMS)
 class ConstantMid(DelayMechanism):
     "Zero-budget diagnostic: releases the domain's midpoint (lo + hi) / 2 at every timestamp and spends nothing."
     derivation = "14_delay: The methods (the midpoint reads no data, spends 0)"
     name, realtime = "Constant-mid", True
     summary = "the public domain's midpoint at every timestamp; spends no budget"
     def __init__(self, eps=1.0, w=1, clip_output=False):
-        """The midpoint reads no data: eps and w are validated and unused.
+        """The midpoint reads no data: eps and w are validated and unused, and clip_output changes nothing (the
+        midpoint is in the domain).
 
         Parameters
         ----------
@@ -797,9 +800,6 @@ class ConstantMid(DelayMechanism):
             1.0, so that it needs no argument.
         w : int
             Validated like any delay (check_w, an integer >= 1) and unused: it releases at arrival. Default 1.
-        clip_output : bool
-            Clip every release to the public domain [L, U]: free post-processing, a diagnostic (the paper's
-            methods do not clip). True or False (ValueError otherwise). Default False (section "The methods"). The midpoint is in the domain, so it changes nothing.
         """
         super().__init__(eps, w, clip_output=clip_output)
         self.eps_p = 0.0
@@ -808,46 +808,12 @@ class ConstantMid(DelayMechanism):
     def _process(self, Y, mask, sens, eps_p, ahead=None): return np.full(Y.shape, self._d / 2)
 
 # %% ../nbs/14_delay.ipynb #9dd4b65e
+@param_docs(DELAY_PARAMS)
 class _Grouped(DelayMechanism):
     "Group-based release in a batch: a partition (eps_g), noise on group sums ('reduce') or points ('pp'), group means."
     eps_g_default, mode, unit_draws = 0.2, "reduce", True
     def __init__(self, eps, w, theta=3.0, truncation=False, interval=5, tau_step=5.0, clip_output=False, eps_g_frac=None):
-        """The group methods' parameters: DelayMechanism's and the grouping threshold theta.
-
-        Parameters
-        ----------
-        eps : float
-            Each event's privacy budget (event-level eps-DP: streams differing in one timestamp's value are
-            neighbours), split eps = eps_g + eps_s + eps_p (section "Setting: event-level DP with a delay (Section III)"). In [1e-10, 300] (check_eps; ValueError
-            outside). Required, no default.
-        w : int
-            The delay in timestamps: the batch methods release each batch of w values when its last value arrives
-            (delay <= w - 1); CompOrder releases x_t at t + w; the real-time methods release at arrival and use w
-            only to batch the tau updates of truncation. An integer >= 1 (check_w). Required, no default.
-        theta : float
-            The grouping SVT's threshold theta, in the data's units. A finite real number (ValueError otherwise).
-            Default 3.0: the paper's theta = 3 (Section VII, Figs. 2-3; Figs. 7-10 vary it; section "Reproduction
-            (Section VII)").
-        truncation : bool
-            Sensitivity truncation (Section VI): every interval-th batch re-selects tau by report noisy max (Eq. 3)
-            with eps_s = eps_p/2 of that batch's release budget, and the noise then uses Delta_s = tau and the
-            statistics min(x, tau). True or False (numpy booleans accepted; ValueError otherwise). Default False:
-            the methods as Figs. 2-3 run them (Fig. 4 measures truncation; section "Sensitivity truncation").
-        interval : int
-            With truncation: the batches between two tau updates (the update batch's own values are the sample).
-            An integer >= 1 (check_int). Default 5: Section VI / VII-B (section "Sensitivity truncation").
-        tau_step : float
-            With truncation: the step of tau's public candidate grid tau_step, 2 tau_step, ... up to the domain size
-            |d|, in the data's units. A finite real > 0 (check_positive). Default 5.0: the authors' code's step
-            (section "Sensitivity truncation").
-        clip_output : bool
-            Clip every release to the public domain [L, U]: free post-processing, a diagnostic (the paper's
-            methods do not clip). True or False (ValueError otherwise). Default False (section "The methods").
-        eps_g_frac : float or None
-            eps_g/eps, the share of the optimisation module (grouping, ordering or bucketing); eps_p gets the rest.
-            A real number in the open interval (0, 1) (check_fraction), or None for the method's default, 1/5 (eps_g = eps/5).
-            The paper does not state the split; the defaults are the authors' code's (section "Setting: event-level DP with a delay (Section III)").
-        """
+        """The group methods' parameters: DelayMechanism's and the grouping threshold theta."""
         super().__init__(eps, w, truncation, interval, tau_step, clip_output, eps_g_frac)
         self.theta = float(theta)
         if not math.isfinite(self.theta): raise ValueError(f"theta={theta!r} is not allowed: theta must be a finite real number")
@@ -868,6 +834,7 @@ class _Grouped(DelayMechanism):
     def _extra_info(self) -> dict: return {"groups_per_batch": np.concatenate(self._log["groups_per_batch"])}
 
 @register
+@param_docs(DELAY_PARAMS)
 class ContinReduce(_Grouped):
     "Continuous grouping (Algorithm 6) in each batch, Laplace on each group's sum, the group mean released."
     accounting_options = {"truncation": (True,), "dev_sens_factor": (1,)}
@@ -881,37 +848,6 @@ class ContinReduce(_Grouped):
 
         Parameters
         ----------
-        eps : float
-            Each event's privacy budget (event-level eps-DP: streams differing in one timestamp's value are
-            neighbours), split eps = eps_g + eps_s + eps_p (section "Setting: event-level DP with a delay (Section III)"). In [1e-10, 300] (check_eps; ValueError
-            outside). Required, no default.
-        w : int
-            The delay in timestamps: the batch methods release each batch of w values when its last value arrives
-            (delay <= w - 1); CompOrder releases x_t at t + w; the real-time methods release at arrival and use w
-            only to batch the tau updates of truncation. An integer >= 1 (check_w). Required, no default.
-        theta : float
-            The grouping SVT's threshold theta, in the data's units. A finite real number (ValueError otherwise).
-            Default 3.0: the paper's theta = 3 (Section VII, Figs. 2-3; Figs. 7-10 vary it; section "Reproduction
-            (Section VII)").
-        truncation : bool
-            Sensitivity truncation (Section VI): every interval-th batch re-selects tau by report noisy max (Eq. 3)
-            with eps_s = eps_p/2 of that batch's release budget, and the noise then uses Delta_s = tau and the
-            statistics min(x, tau). True or False (numpy booleans accepted; ValueError otherwise). Default False:
-            the methods as Figs. 2-3 run them (Fig. 4 measures truncation; section "Sensitivity truncation").
-        interval : int
-            With truncation: the batches between two tau updates (the update batch's own values are the sample).
-            An integer >= 1 (check_int). Default 5: Section VI / VII-B (section "Sensitivity truncation").
-        tau_step : float
-            With truncation: the step of tau's public candidate grid tau_step, 2 tau_step, ... up to the domain size
-            |d|, in the data's units. A finite real > 0 (check_positive). Default 5.0: the authors' code's step
-            (section "Sensitivity truncation").
-        clip_output : bool
-            Clip every release to the public domain [L, U]: free post-processing, a diagnostic (the paper's
-            methods do not clip). True or False (ValueError otherwise). Default False (section "The methods").
-        eps_g_frac : float or None
-            eps_g/eps, the share of the optimisation module (grouping, ordering or bucketing); eps_p gets the rest.
-            A real number in the open interval (0, 1) (check_fraction), or None for the method's default, 1/5 (eps_g = eps/5).
-            The paper does not state the split; the defaults are the authors' code's (section "Setting: event-level DP with a delay (Section III)").
         dev_sens_factor : float
             The sensitivity Algorithm 6's SVT noise is calibrated for, in units of Delta_s: 2, dev's sensitivity
             (up to 2 Delta_s (n - 1)/n), private; or 1, the paper's calibration, under which the grouping is only
@@ -970,6 +906,7 @@ class DiscontinPP(DiscontinReduce):
 
 # %% ../nbs/14_delay.ipynb #0c3a6c9a
 @register
+@param_docs(DELAY_PARAMS)
 class BucOrder(DelayMechanism):
     "BucOrder (Algorithm 5): GRR over buckets of width m (eps_g), Laplace on bucket sums, means clipped to their bucket."
     accounting_options = {"truncation": (True,)}
@@ -981,37 +918,10 @@ class BucOrder(DelayMechanism):
 
         Parameters
         ----------
-        eps : float
-            Each event's privacy budget (event-level eps-DP: streams differing in one timestamp's value are
-            neighbours), split eps = eps_g + eps_s + eps_p (section "Setting: event-level DP with a delay (Section III)"). In [1e-10, 300] (check_eps; ValueError
-            outside). Required, no default.
-        w : int
-            The delay in timestamps: the batch methods release each batch of w values when its last value arrives
-            (delay <= w - 1); CompOrder releases x_t at t + w; the real-time methods release at arrival and use w
-            only to batch the tau updates of truncation. An integer >= 1 (check_w). Required, no default.
         m : float
             The bucket width, in the data's units: GRR assigns each value one of n_b = ceil(|d|/m) buckets over the
             public domain. A finite real > 0 (check_positive). Default 100.0: the paper's m = 100 (Section VII;
             10,000 on Outpatient; Fig. 6 varies it; section "Reproduction (Section VII)").
-        truncation : bool
-            Sensitivity truncation (Section VI): every interval-th batch re-selects tau by report noisy max (Eq. 3)
-            with eps_s = eps_p/2 of that batch's release budget, and the noise then uses Delta_s = tau and the
-            statistics min(x, tau). True or False (numpy booleans accepted; ValueError otherwise). Default False:
-            the methods as Figs. 2-3 run them (Fig. 4 measures truncation; section "Sensitivity truncation").
-        interval : int
-            With truncation: the batches between two tau updates (the update batch's own values are the sample).
-            An integer >= 1 (check_int). Default 5: Section VI / VII-B (section "Sensitivity truncation").
-        tau_step : float
-            With truncation: the step of tau's public candidate grid tau_step, 2 tau_step, ... up to the domain size
-            |d|, in the data's units. A finite real > 0 (check_positive). Default 5.0: the authors' code's step
-            (section "Sensitivity truncation").
-        clip_output : bool
-            Clip every release to the public domain [L, U]: free post-processing, a diagnostic (the paper's
-            methods do not clip). True or False (ValueError otherwise). Default False (section "The methods").
-        eps_g_frac : float or None
-            eps_g/eps, the share of the optimisation module (grouping, ordering or bucketing); eps_p gets the rest.
-            A real number in the open interval (0, 1) (check_fraction), or None for the method's default, 1/4 (eps_g = eps/4).
-            The paper does not state the split; the defaults are the authors' code's (section "Setting: event-level DP with a delay (Section III)").
         """
         super().__init__(eps, w, truncation, interval, tau_step, clip_output, eps_g_frac)
         self.m = check_positive(m, "m")
@@ -1031,6 +941,7 @@ class BucOrder(DelayMechanism):
 
 # %% ../nbs/14_delay.ipynb #fab4b58a
 @register
+@param_docs(DELAY_PARAMS)
 class CompOrder(DelayMechanism):
     "CompOrder (Algorithms 3-4): noisy order bits with the next w values (SVT), per-value Laplace, released inside the implied interval."
     accounting_options = {"truncation": (True,), "rule": ("artifact",)}
@@ -1043,39 +954,12 @@ class CompOrder(DelayMechanism):
 
         Parameters
         ----------
-        eps : float
-            Each event's privacy budget (event-level eps-DP: streams differing in one timestamp's value are
-            neighbours), split eps = eps_g + eps_s + eps_p (section "Setting: event-level DP with a delay (Section III)"). In [1e-10, 300] (check_eps; ValueError
-            outside). Required, no default.
-        w : int
-            The delay in timestamps: the batch methods release each batch of w values when its last value arrives
-            (delay <= w - 1); CompOrder releases x_t at t + w; the real-time methods release at arrival and use w
-            only to batch the tau updates of truncation. An integer >= 1 (check_w). Required, no default.
         rule : str
             "paper", Algorithms 3-4 as Section IV-B's prose reads them (w successors, two SVTs per event with c = w,
             Theorem 2), or "artifact", the authors' code that produced the published CompOrder numbers (w - 1
             successors, the hull test with the sentinel 0; private by composition). One of the two (check_choice).
             Default "paper" (errata "Algorithm 4 reads the order bits the wrong way round" and "the published
             CompOrder numbers come from a different rule").
-        truncation : bool
-            Sensitivity truncation (Section VI): every interval-th batch re-selects tau by report noisy max (Eq. 3)
-            with eps_s = eps_p/2 of that batch's release budget, and the noise then uses Delta_s = tau and the
-            statistics min(x, tau). True or False (numpy booleans accepted; ValueError otherwise). Default False:
-            the methods as Figs. 2-3 run them (Fig. 4 measures truncation; section "Sensitivity truncation").
-        interval : int
-            With truncation: the batches between two tau updates (the update batch's own values are the sample).
-            An integer >= 1 (check_int). Default 5: Section VI / VII-B (section "Sensitivity truncation").
-        tau_step : float
-            With truncation: the step of tau's public candidate grid tau_step, 2 tau_step, ... up to the domain size
-            |d|, in the data's units. A finite real > 0 (check_positive). Default 5.0: the authors' code's step
-            (section "Sensitivity truncation").
-        clip_output : bool
-            Clip every release to the public domain [L, U]: free post-processing, a diagnostic (the paper's
-            methods do not clip). True or False (ValueError otherwise). Default False (section "The methods").
-        eps_g_frac : float or None
-            eps_g/eps, the share of the optimisation module (grouping, ordering or bucketing); eps_p gets the rest.
-            A real number in the open interval (0, 1) (check_fraction), or None for the method's default, 1/4 (eps_g = eps/4).
-            The paper does not state the split; the defaults are the authors' code's (section "Setting: event-level DP with a delay (Section III)").
         """
         super().__init__(eps, w, truncation, interval, tau_step, clip_output, eps_g_frac)
         self.rule = check_choice(rule, "rule", ("paper", "artifact"))
@@ -1131,6 +1015,7 @@ class CompOrder(DelayMechanism):
 
 # %% ../nbs/14_delay.ipynb #3c7bbb91
 @register
+@param_docs(DELAY_PARAMS)
 class PeGaSusEvent(DelayMechanism):
     "PeGaSus (Algorithm 1) at event level: `wevent_nb.baselines.PeGaSus` with w = 1 on the stream scaled to [0, 1], released in real time."
     derivation = "14_delay: Algorithm 1: PeGaSus (real time) with the erratum on its SVT calibration"
@@ -1142,25 +1027,10 @@ class PeGaSusEvent(DelayMechanism):
 
         Parameters
         ----------
-        eps : float
-            Each event's privacy budget (event-level eps-DP: streams differing in one timestamp's value are
-            neighbours), split eps = eps_g + eps_s + eps_p (section "Setting: event-level DP with a delay (Section III)"). In [1e-10, 300] (check_eps; ValueError
-            outside). Required, no default.
-        w : int
-            The delay in timestamps: the batch methods release each batch of w values when its last value arrives
-            (delay <= w - 1); CompOrder releases x_t at t + w; the real-time methods release at arrival and use w
-            it only as the framework's delay. An integer >= 1 (check_w). Required, no default.
         theta : float
             The grouper's threshold theta in the data's units (the shared PeGaSus gets theta/Delta_s per unit of
             sensitivity). A finite real > 0 (check_positive). Default 3.0: the paper's theta = 3 (Section VII;
             section "Algorithm 1: PeGaSus (real time)").
-        clip_output : bool
-            Clip every release to the public domain [L, U]: free post-processing, a diagnostic (the paper's
-            methods do not clip). True or False (ValueError otherwise). Default False (section "The methods").
-        eps_g_frac : float or None
-            eps_g/eps, the share of the optimisation module (grouping, ordering or bucketing); eps_p gets the rest.
-            A real number in the open interval (0, 1) (check_fraction), or None for the method's default, 1/5: the shared PeGaSus's ratio_g.
-            The paper does not state the split; the defaults are the authors' code's (section "Setting: event-level DP with a delay (Section III)").
         """
         super().__init__(eps, w, clip_output=clip_output, eps_g_frac=eps_g_frac)
         self.theta = check_positive(theta, "theta")

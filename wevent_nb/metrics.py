@@ -31,12 +31,12 @@ def _pair(est, true, est_name="est", true_name="true", ndim=None):
 
 # %% ../nbs/03_metrics.ipynb #f3dd927d
 def mae(est, true) -> float:
-    "Mean absolute error $\\frac1n\\sum|est-true|$ over all entries (LDP-IDS, Delay); zeros in `true` need no care."
+    "Mean absolute error (1/n) Σ |est - true| over all entries (LDP-IDS, Delay); zeros in `true` need no care."
     e, t = _pair(est, true)
     return float(np.mean(np.abs(e - t)))
 
 def mse(est, true) -> float:
-    "Mean squared error $\\frac1n\\sum(est-true)^2$ over all entries (LDP-IDS); zeros in `true` need no care."
+    "Mean squared error (1/n) Σ (est - true)² over all entries (LDP-IDS); zeros in `true` need no care."
     e, t = _pair(est, true)
     return float(np.mean((e - t) ** 2))
 
@@ -44,7 +44,7 @@ def mse(est, true) -> float:
 _ZERO_RULES = ("max", "exclude", "raise")
 
 def mre(est, true, delta: float = 1.0, zero: str = "max") -> float:
-    "Generic mean relative error $\\frac1n\\sum|est-true|/den(true)$; `zero` picks $den$: 'max' $\\max(|c|,\\delta)$, 'exclude' drops $c=0$, 'raise'."
+    "Generic mean relative error (1/n) Σ |est - true| / den(true); `zero` picks den: 'max' max(|c|, δ), 'exclude' drops c = 0, 'raise'."
     e, t = _pair(est, true)
     if zero not in _ZERO_RULES: raise ValueError(f"zero={zero!r} is not allowed: zero must be one of {_ZERO_RULES}")
     err, mag = np.abs(e - t), np.abs(t)
@@ -58,7 +58,7 @@ def mre(est, true, delta: float = 1.0, zero: str = "max") -> float:
 
 # %% ../nbs/03_metrics.ipynb #6e4d6f93
 def mre_ldp_ids(est, true, N: int | None = None, delta: float | None = None) -> float:
-    "LDP-IDS MRE on frequencies: $\\frac1{Td}\\sum|r-c|/\\max(c,\\delta)$, zeros handled by the sanity bound $\\delta=1/N$ (or `delta`)."
+    "LDP-IDS MRE on frequencies: (1/(Td)) Σ |r - c| / max(c, δ), zeros handled by the sanity bound δ = 1/N (or `delta`)."
     if delta is None:
         if N is None: raise ValueError("mre_ldp_ids needs the number of users N (delta = 1/N) or an explicit delta")
         delta = 1.0 / check_int(N, "N", minimum=1)
@@ -68,19 +68,19 @@ def mre_ldp_ids(est, true, N: int | None = None, delta: float | None = None) -> 
 
 # %% ../nbs/03_metrics.ipynb #fc58c05a
 def mre_spas(est, true) -> float:
-    "SPAS MRE (Eq. 4): $\\frac1{nd}\\sum_t\\sum_b|H-\\hat H|/\\max(|H|,1)$; a zero (or |H|<1) true value divides by 1."
+    "SPAS MRE (Eq. 4): (1/(nd)) Σ_t Σ_b |H - Ĥ| / max(|H|, 1); a zero (or |H| < 1) true value divides by 1."
     return mre(est, true, delta=1.0, zero="max")
 
 # %% ../nbs/03_metrics.ipynb #a60e16ca
 def amre(est, true) -> float:
-    "PBD/PBA AMRE (Eq. 15): $\\frac1T\\sum_\\tau\\frac1d\\lVert r_\\tau-c_\\tau\\rVert_2^2$, an MSE (no division, zeros need no care)."
+    "PBD/PBA AMRE (Eq. 15): (1/T) Σ_τ (1/d) ‖r_τ - c_τ‖₂², an MSE (no division, zeros need no care)."
     e, t = _pair(est, true, ndim=(1, 2))
     if e.ndim == 1: e, t = e[:, None], t[:, None]
     return float(np.mean(np.sum((e - t) ** 2, axis=1) / e.shape[1]))
 
 # %% ../nbs/03_metrics.ipynb #1f2acf63
 def draw_range_queries(true, n_queries: int = 1000, rng=None) -> tuple[np.ndarray, np.ndarray]:
-    "Draw SPAS range queries $[x,y)$ with $x,y\\sim U(0,\\max_t H_t)$ i.i.d., ordered; shapes (Q,) or (Q, d)."
+    "Draw SPAS range queries [x, y) with x, y ~ U(0, max_t H_t) i.i.d., ordered; shapes (Q,) or (Q, d)."
     t = check_array(true, "true", ndim=(1, 2), dtype=float)
     Q, g = check_int(n_queries, "n_queries", minimum=1), as_rng(rng)
     hi = t.max(axis=0)
@@ -91,7 +91,7 @@ def draw_range_queries(true, n_queries: int = 1000, rng=None) -> tuple[np.ndarra
     return np.minimum(x, y), np.maximum(x, y)
 
 def range_counts(stream, x, y) -> np.ndarray:
-    "Answer range-count queries: $q=\\#\\{t: x\\le H_t<y\\}$ per query (and per column of a T x d stream)."
+    "Answer range-count queries: q = #{t : x ≤ H_t < y} per query (and per column of a T x d stream)."
     h = check_array(stream, "stream", ndim=(1, 2), dtype=float)
     x, y = _pair(x, y, "x", "y", ndim=h.ndim)
     if h.ndim == 2 and x.shape[1] != h.shape[1]: raise ValueError(f"x and y must have one column per stream column ({h.shape[1]}), got shape {x.shape}")
@@ -101,7 +101,7 @@ def range_counts(stream, x, y) -> np.ndarray:
     return np.stack([np.searchsorted(s[:, b], y[:, b], "left") - np.searchsorted(s[:, b], x[:, b], "left") for b in range(h.shape[1])], axis=1)
 
 def range_query_mre(est, true, queries=None, n_queries: int = 1000, rng=None) -> float:
-    "SPAS range-query MRE $\\frac1Q\\sum|q(H)-q(\\hat H)|/\\max(q(H),1)$ (a zero count divides by 1); `queries`=(x, y) shares one set across methods."
+    "SPAS range-query MRE (1/Q) Σ |q(H) - q(Ĥ)| / max(q(H), 1) (a zero count divides by 1); `queries`=(x, y) shares one set across methods."
     e, t = _pair(est, true, ndim=(1, 2))
     x, y = draw_range_queries(t, n_queries, rng) if queries is None else queries
     qt, qe = range_counts(t, x, y), range_counts(e, x, y)
@@ -113,13 +113,13 @@ def _rows(est, true):
     return (e[None, :], t[None, :]) if e.ndim == 1 else (e, t)
 
 def mse_mean(est, true) -> float:
-    "CAPP's MSE of the mean: $(\\operatorname{mean}(est)-\\operatorname{mean}(true))^2$ per row (subsequence), averaged over rows; no division."
+    "CAPP's MSE of the mean: (mean(est) - mean(true))² per row (subsequence), averaged over rows; no division."
     e, t = _rows(est, true)
     return float(np.mean((e.mean(axis=1) - t.mean(axis=1)) ** 2))
 
 # %% ../nbs/03_metrics.ipynb #9bad4004
 def cosine_similarity(est, true) -> float:
-    "CAPP: $u\\cdot v/(\\lVert u\\rVert\\lVert v\\rVert)$ per row, averaged over rows; NaN if a row of `est` or `true` is all zero."
+    "CAPP: u·v / (‖u‖ ‖v‖) per row, averaged over rows; NaN if a row of `est` or `true` is all zero."
     e, t = _rows(est, true)
     ne, nt = np.linalg.norm(e, axis=1), np.linalg.norm(t, axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -127,19 +127,19 @@ def cosine_similarity(est, true) -> float:
     return float(np.mean(np.clip(s, -1.0, 1.0)))
 
 def cosine_distance(est, true) -> float:
-    "CAPP: $1-u\\cdot v/(\\lVert u\\rVert\\lVert v\\rVert)$ per row, averaged over rows; NaN if a row of `est` or `true` is all zero."
+    "CAPP: 1 - u·v / (‖u‖ ‖v‖) per row, averaged over rows; NaN if a row of `est` or `true` is all zero."
     return 1.0 - cosine_similarity(est, true)
 
 # %% ../nbs/03_metrics.ipynb #188f85f5
 def wasserstein_w1(est, true) -> float:
-    "CAPP Fig. 8: exact 1-Wasserstein distance $\\int|F-G|$ between the empirical distributions of two samples."
+    "CAPP Fig. 8: exact 1-Wasserstein distance ∫ |F - G| between the empirical distributions of two samples."
     from scipy.stats import wasserstein_distance
     e = check_array(est, "est", ndim=1, dtype=float); t = check_array(true, "true", ndim=1, dtype=float)
     if e.size == 0 or t.size == 0: raise ValueError("est and true must be non-empty samples")
     return float(wasserstein_distance(e, t))
 
 def wasserstein_grid(est, true, K: int = 100, lo: float = 0.0, hi: float = 1.0) -> float:
-    "CAPP Fig. 8 (grid form): $\\sum_{k=1}^{K}|F(x_k)-G(x_k)|$ with $x_k=lo+k(hi-lo)/K$ and empirical CDFs $F$, $G$."
+    "CAPP Fig. 8 (grid form): Σ_k |F(x_k) - G(x_k)| over k = 1..K, with x_k = lo + k (hi - lo)/K and empirical CDFs F, G."
     e = check_array(est, "est", ndim=1, dtype=float); t = check_array(true, "true", ndim=1, dtype=float)
     if e.size == 0 or t.size == 0: raise ValueError("est and true must be non-empty samples")
     K = check_int(K, "K", minimum=1)
@@ -156,7 +156,7 @@ def _simplex(a):
         return np.where(s > 0, a / np.where(s > 0, s, 1), 1.0 / a.shape[1])
 
 def _kl_terms(p, o):
-    "Terms $p\\ln(p/v)$ with $v=(p+o)/2$, written as $p\\ln(2p/(p+o))$ (no underflow of $v$), and $0\\ln0=0$."
+    "Terms p ln(p/v) with v = (p + o)/2, written as p ln(2p/(p + o)) (no underflow of v), and 0 ln 0 = 0."
     pos = p > 0
     return np.where(pos, p * np.log(2 * np.where(pos, p, 1) / np.where(pos, p + o, 1)), 0.0)
 
@@ -170,13 +170,13 @@ def ajsd(est, true) -> float:
 
 # %% ../nbs/03_metrics.ipynb #efc2b376
 def cfpu(n_reports, N: int) -> float:
-    "LDP-IDS CFPU $\\sum_t n_t/(NT)$ from the number of reports $n_t$ at each timestamp (length T)."
+    "LDP-IDS CFPU Σ_t n_t / (N T) from the number of reports n_t at each timestamp (length T)."
     n = check_counts(n_reports, "n_reports", ndim=1)
     if n.size == 0: raise ValueError("n_reports must hold at least one timestamp")
     return float(n.sum() / (check_int(N, "N", minimum=1) * n.size))
 
 def cfpu_fullwin(n_reports, N: int, w: int) -> float:
-    "LDP-IDS CFPU over complete windows only: $\\sum_{t\\le T_w}n_t/(NT_w)$, $T_w=\\lfloor T/w\\rfloor w$ (Table 2)."
+    "LDP-IDS CFPU over complete windows only: Σ n_t / (N T_w) over t ≤ T_w, T_w = ⌊T/w⌋ w (Table 2)."
     n = check_counts(n_reports, "n_reports", ndim=1)
     w = check_int(w, "w", minimum=1)
     Tw = (n.size // w) * w
@@ -216,12 +216,12 @@ def roc_auc(scores, labels) -> float:
 
 # %% ../nbs/03_metrics.ipynb #465dc303
 def mean_category_index(hist) -> np.ndarray:
-    "LDP-IDS event series on real data (Sec. 7.4, read as the mean category index): $c_{mean,t}=\\sum_{k=1}^{d}k\\,c_t[k]$ for a T x d frequency stream."
+    "LDP-IDS event series on real data (Sec. 7.4, read as the mean category index): c_mean[t] = Σ_k k · c_t[k] over k = 1..d for a T x d frequency stream."
     h = check_array(hist, "hist", ndim=2, dtype=float)
     return h @ np.arange(1, h.shape[1] + 1, dtype=float)
 
 def event_labels(series, frac: float = 0.75) -> np.ndarray:
-    "LDP-IDS event labels $y_t=1[s_t>\\min s+frac(\\max s-\\min s)]$ (Fig. 7: frac=0.75)."
+    "LDP-IDS event labels y_t = 1[s_t > min s + frac (max s - min s)] (Fig. 7: frac=0.75)."
     s = check_array(series, "series", ndim=1, dtype=float)
     if s.size == 0: raise ValueError("series must hold at least one timestamp")
     frac = check_fraction(frac, "frac", closed=True)
@@ -241,13 +241,13 @@ def ratio_to(values: dict, reference: str) -> dict:
     return {k: float(v) / ref for k, v in values.items()}
 
 def delta_mre(values: dict) -> dict:
-    "SPAS Eq. 5: $\\delta_{MRE}$ = each method's MRE divided by the smallest MRE in the cell (best = 1)."
+    "SPAS Eq. 5: δ_MRE = each method's MRE divided by the smallest MRE in the cell (best = 1)."
     if not values: raise ValueError("values must name at least one method")
     best = min(values, key=lambda k: float(values[k]))
     return ratio_to(values, best)
 
 def relative_reduction(base, ours, log: bool = False) -> float:
-    "PBD/PBA: mean over grid points of $(b-o)/b$, or of $(\\ln b-\\ln o)/\\ln b$ with `log=True`."
+    "PBD/PBA: mean over grid points of (b - o)/b, or of (ln b - ln o)/ln b with `log=True`."
     o, b = _pair(ours, base, "ours", "base", ndim=1)
     if np.any(b <= 0) or np.any(o <= 0): raise ValueError("base and ours must be > 0")
     if log:

@@ -22,19 +22,20 @@ from .data import personalized_params, two_type_params
 PAPER = "Du et al. 2025, Infinite Stream Estimation under Personalized w-Event Privacy (PVLDB 18(6)), paper 003"
 
 # %% auto #0
-__all__ = ['PAPER', 'COUNT_BLOCK', 'COUNT_BY_COMPARE', 'USERS', 'TWO_TYPE_BASE', 'DC_SITE', 'SM_SITE', 'OBS_NEAR', 'PBD_RULE',
-           'PBA_RULE', 'THRESHOLDS', 'GRR_REPORT', 'PLBU_BLOCK', 'sm_probabilities', 'sm_cost', 'sm_sample',
-           'sm_sample_users', 'sm_disturb', 'err_s', 'err_dp', 'budget_key', 'obs_errors', 'obs', 'dissimilarity',
-           'check_user_params', 'type_counts', 'UserTypes', 'check_assignment', 'assign_budgets', 'assigned_population',
-           'PersonalizedMethod', 'PersonalPort', 'charge', 'numpy_expm1', 'sm_sample_counts', 'obs_compiled',
-           'pbd_candidate', 'pba_candidate', 'port_decide', 'port_release', 'pwsm_steps', 'PWSM', 'PBD', 'PBA',
-           'grr_support', 'port_reports', 'plbu_steps', 'PLBU', 'EveryUserBooks', 'ConservativeBD', 'ConservativeBA',
-           'PBAStaleLast', 'PBDHalfNoise', 'PBDNoSampling', 'SamplingRecorder', 'check_personalized_noise',
-           'square_harmonic', 'utility_terms', 'lemma47_bound', 'dc_error_bound', 'pbd_error_bound', 'pba_error_bound']
+__all__ = ['PAPER', 'COUNT_BLOCK', 'COUNT_BY_COMPARE', 'PERSONALIZED_PARAMS', 'USERS', 'TWO_TYPE_BASE', 'DC_SITE', 'SM_SITE',
+           'OBS_NEAR', 'PBD_RULE', 'PBA_RULE', 'THRESHOLDS', 'GRR_REPORT', 'PLBU_BLOCK', 'sm_probabilities', 'sm_cost',
+           'sm_sample', 'sm_sample_users', 'sm_disturb', 'err_s', 'err_dp', 'budget_key', 'obs_errors', 'obs',
+           'dissimilarity', 'check_user_params', 'type_counts', 'UserTypes', 'check_assignment', 'assign_budgets',
+           'assigned_population', 'PersonalizedMethod', 'PersonalPort', 'charge', 'numpy_expm1', 'sm_sample_counts',
+           'obs_compiled', 'pbd_candidate', 'pba_candidate', 'port_decide', 'port_release', 'pwsm_steps', 'PWSM', 'PBD',
+           'PBA', 'grr_support', 'port_reports', 'plbu_steps', 'PLBU', 'EveryUserBooks', 'ConservativeBD',
+           'ConservativeBA', 'PBAStaleLast', 'PBDHalfNoise', 'PBDNoSampling', 'SamplingRecorder',
+           'check_personalized_noise', 'square_harmonic', 'utility_terms', 'lemma47_bound', 'dc_error_bound',
+           'pbd_error_bound', 'pba_error_bound']
 
 # %% ../nbs/13_pbd_pba.ipynb #1ea157fe
 def sm_probabilities(budgets, theta) -> np.ndarray:
-    "SM_s inclusion probabilities: p_i = (e^{e_i} - 1)/(e^theta - 1) below the threshold theta, 1 at or above it."
+    "SM_s inclusion probabilities: p_i = (e^(e_i) - 1)/(e^theta - 1) below the threshold theta, 1 at or above it."
     e, theta = np.asarray(budgets, float), check_eps(theta, "theta")
     return np.where(e >= theta, 1.0, np.expm1(e) / np.expm1(theta))
 
@@ -187,6 +188,44 @@ class UserTypes:
         return led
 
 
+# %% ../nbs/13_pbd_pba.ipynb #18f75cf2
+from .core import param_docs
+
+# One text per constructor parameter the personalized methods share: `param_docs` composes each class's Parameters section
+PERSONALIZED_PARAMS = {
+    "eps": ("float or None", 'With users="stream": None, or a statement about the population, which must be its '
+                             "strictest budget min eps_i (checked when a run starts, ValueError otherwise). With "
+                             '"uniform" and "levels": required, the budget the users are assigned from, in [1e-10, 300] '
+                             '(check_eps). With "two_eps"/"two_w": None or 0.6, Sec. 5.5\'s base pair. Default None: the '
+                             'population\'s own budgets (section "Where the budgets come from").'),
+    "w": ("int or None", 'The window in slots, as eps: with users="stream" None or the population\'s longest window max '
+                         'w_i; with "uniform" and "levels" required, an integer >= 1 (check_w); with "two_eps"/"two_w" '
+                         'None or 120. Windows longer than the stream are accepted. Default None (section "Where the '
+                         'budgets come from").'),
+    "users": ("str", 'Where the budgets the method computes with come from: "stream", each user\'s declared (eps_i, w_i) '
+                     'in the PersonalizedPopulation (Definition 3.4 promises each user its own pair); "uniform", '
+                     "everybody at (eps, w) (Kellaris et al.'s setting); \"levels\", Table 3's assignment at (eps, w) "
+                     "(budgets eps..1.0, windows 40..w, in n_groups id-ordered groups seeded by assign_seed); "
+                     '"two_eps"/"two_w", Sec. 5.5\'s two-type populations (a fraction o at eps = 1.0, or at w = 40; the '
+                     "rest at (0.6, 120)). One of the five (check_choice). An assignment is an experiment setting: "
+                     "every ledger account keeps its user's declared pair, so an assignment more generous than a "
+                     'declaration fails check(). Default "stream" (section "Where the budgets come from").'),
+    "o": ("float", 'users="two_eps"/"two_w" only: the fraction of users at eps = 1.0 (two_eps) or w = 40 (two_w), the '
+                   "first round(o N) ids (Figs. 12-13). A real number in [0, 1] (check_fraction, closed). Default 0.5: "
+                   "the middle of the ratios those figures sweep (0.1 to 0.9)."),
+    "n_groups": ("int", 'users="levels" only: the number of id-ordered groups Table 3\'s budgets are assigned to (at '
+                        "most N). An integer >= 1 (check_int). Default 10: the authors' code's ten groups."),
+    "assign_seed": ("int", 'users="levels" only: the seed of the assignment\'s draw, fixed across repetitions (as in the '
+                           "authors' code), so that one setting is one population of budgets. An integer >= 0 "
+                           "(check_int). Default 0."),
+    "allow_unproven": ("bool", 'The opt-in to a configuration no derivation covers (00_core, "Private by default", rule '
+                               '2). No configuration of the shipped methods is unproven (section "Every option against '
+                               'the accounting"): it matters for subclasses such as the deliberately broken '
+                               "PBDHalfNoise and PBDNoSampling, which run only with it, flagged private=False; an "
+                               "online start refuses an unproven configuration without it. True or False (check_bool). "
+                               "Default False: private by default."),
+}
+
 # %% ../nbs/13_pbd_pba.ipynb #49a3e0b6
 USERS = ("stream", "levels", "uniform", "two_eps", "two_w")
 TWO_TYPE_BASE = (0.6, 120)   # Sec. 5.5: (eps, w) of the users outside the ratio o in the two-type populations (data.two_type_params)
@@ -217,49 +256,13 @@ def assigned_population(pop, users: str, **assignment) -> PersonalizedPopulation
     "pop's values (N x T in [0, d)) with its users declaring the budgets `users` assigns (`assignment`: eps, w, o, n_groups, assign_seed)."
     return PersonalizedPopulation(pop.values, pop.d, *assign_budgets(users, pop.N, **assignment), pop.name)
 
+@param_docs(PERSONALIZED_PARAMS)
 class PersonalizedMethod(Mechanism):
     "Shared by the personalized methods: the budgets (the population's, or assigned by `users` and held to the population's), the types, the stream check."
     stream_kind: ClassVar[str] = "personalized"
     paper: ClassVar[str] = PAPER
     def __init__(self, eps=None, w=None, users="stream", o=0.5, n_groups=10, assign_seed=0, allow_unproven=False):
-        """The budgets of a personalized method: the population's, or assigned by users and held to the declared ones (PLBU uses this constructor as it is).
-
-        Parameters
-        ----------
-        eps : float or None
-            With users="stream": None, or a statement about the population, which must be its strictest budget
-            min eps_i (checked when a run starts, ValueError otherwise). With "uniform" and "levels": required, the
-            budget the users are assigned from, in [1e-10, 300] (check_eps). With "two_eps"/"two_w": None or 0.6,
-            Sec. 5.5's base pair. Default None: the population's own budgets (section "Where the budgets come from").
-        w : int or None
-            The window in slots, as eps: with users="stream" None or the population's longest window max w_i; with
-            "uniform" and "levels" required, an integer >= 1 (check_w); with "two_eps"/"two_w" None or 120. Windows
-            longer than the stream are accepted. Default None (section "Where the budgets come from").
-        users : str
-            Where the budgets the method computes with come from: "stream", each user's declared (eps_i, w_i) in the
-            PersonalizedPopulation (Definition 3.4 promises each user its own pair); "uniform", everybody at
-            (eps, w) (Kellaris et al.'s setting); "levels", Table 3's assignment at (eps, w) (budgets eps..1.0,
-            windows 40..w, in n_groups id-ordered groups seeded by assign_seed); "two_eps"/"two_w", Sec. 5.5's
-            two-type populations (a fraction o at eps = 1.0, or at w = 40; the rest at (0.6, 120)). One of the five
-            (check_choice). An assignment is an experiment setting: every ledger account keeps its user's declared
-            pair, so an assignment more generous than a declaration fails check(). Default "stream" (section "Where the budgets come from").
-        o : float
-            users="two_eps"/"two_w" only: the fraction of users at eps = 1.0 (two_eps) or w = 40 (two_w), the
-            first round(o N) ids (Figs. 12-13). A real number in [0, 1] (check_fraction, closed). Default 0.5: the
-            middle of the ratios those figures sweep (0.1 to 0.9).
-        n_groups : int
-            users="levels" only: the number of id-ordered groups Table 3's budgets are assigned to (at most N). An
-            integer >= 1 (check_int). Default 10: the authors' code's ten groups.
-        assign_seed : int
-            users="levels" only: the seed of the assignment's draw, fixed across repetitions (as in the authors'
-            code), so that one setting is one population of budgets. An integer >= 0 (check_int). Default 0.
-        allow_unproven : bool
-            The opt-in to a configuration no derivation covers (00_core, "Private by default", rule 2). No
-            configuration of the shipped methods is unproven (section "Every option against the accounting"): it
-            matters for subclasses such as the deliberately broken PBDHalfNoise and PBDNoSampling, which run only
-            with it, flagged private=False; an online start refuses an unproven configuration without it. True or
-            False (check_bool). Default False: private by default.
-        """
+        """The budgets of a personalized method: the population's, or assigned by users and held to the declared ones (PLBU uses this constructor as it is)."""
         # not Mechanism.__init__: eps and w may be None (users='stream' reads the population's budgets)
         self.users = check_choice(users, "users", USERS)
         if self.users == "stream": self.eps, self.w = (None if eps is None else check_eps(eps)), (None if w is None else check_w(w))
@@ -417,7 +420,7 @@ def pbd_candidate(t, recent, eps, w, e2):
 
 @njit(cache=True)
 def pba_candidate(t, l, s, w, e1, shares, e2) -> bool:
-    "Algorithm 5, lines 6-11: False on a nullified slot (t - l <= max_i t_{i,N}, t_{i,N} = s_i - 1), else the shares min(max(t - l - t_{i,N}, 0), w_i) and budgets e1 * shares per type."
+    "Algorithm 5, lines 6-11: False on a nullified slot (t - l <= max_i t[i,N], t[i,N] = s_i - 1), else the shares min(max(t - l - t[i,N], 0), w_i) and budgets e1 * shares per type."
     if t - l[0] <= s.max() - 1: return False
     for g in range(e2.shape[0]):
         shares[g] = min(max(t - l[0] - (s[g] - 1), 0), w[g])
@@ -483,6 +486,7 @@ def pwsm_steps(C, t0, o, est, pub, spent2, dis_at, theta2_at, thr_at, nullified_
 # %% ../nbs/13_pbd_pba.ipynb #7355f628
 THRESHOLDS = ("std", "kellaris")
 
+@param_docs(PERSONALIZED_PARAMS)
 class PWSM(PersonalizedMethod):
     "Algorithm 2 (PWSM): DC at eps_i/(2 w_i) every slot; publish with SM at OBS's threshold when dis > sqrt(err) (subclasses give the budgets)."
     online = True                                                  # start(None, ...): an unbounded run (section Online form)
@@ -498,44 +502,11 @@ class PWSM(PersonalizedMethod):
 
         Parameters
         ----------
-        eps : float or None
-            With users="stream": None, or a statement about the population, which must be its strictest budget
-            min eps_i (checked when a run starts, ValueError otherwise). With "uniform" and "levels": required, the
-            budget the users are assigned from, in [1e-10, 300] (check_eps). With "two_eps"/"two_w": None or 0.6,
-            Sec. 5.5's base pair. Default None: the population's own budgets (section "Where the budgets come from").
-        w : int or None
-            The window in slots, as eps: with users="stream" None or the population's longest window max w_i; with
-            "uniform" and "levels" required, an integer >= 1 (check_w); with "two_eps"/"two_w" None or 120. Windows
-            longer than the stream are accepted. Default None (section "Where the budgets come from").
-        users : str
-            Where the budgets the method computes with come from: "stream", each user's declared (eps_i, w_i) in the
-            PersonalizedPopulation (Definition 3.4 promises each user its own pair); "uniform", everybody at
-            (eps, w) (Kellaris et al.'s setting); "levels", Table 3's assignment at (eps, w) (budgets eps..1.0,
-            windows 40..w, in n_groups id-ordered groups seeded by assign_seed); "two_eps"/"two_w", Sec. 5.5's
-            two-type populations (a fraction o at eps = 1.0, or at w = 40; the rest at (0.6, 120)). One of the five
-            (check_choice). An assignment is an experiment setting: every ledger account keeps its user's declared
-            pair, so an assignment more generous than a declaration fails check(). Default "stream" (section "Where the budgets come from").
         threshold : str
             The publish test of line 5: "std", dis > sqrt(err2), the standard deviation of a fresh release (the
             paper's PWSM), or "kellaris", dis > 1/theta2, Kellaris et al.'s Laplace scale, with which PBD and PBA
             are BD and BA when all users share (eps, w). One of the two (check_choice). Both are functions of the
             budgets alone, so either is private (Theorem 4.6). Default "std": the paper's (section "PWSM (Algorithm 2) and its two instances").
-        o : float
-            users="two_eps"/"two_w" only: the fraction of users at eps = 1.0 (two_eps) or w = 40 (two_w), the
-            first round(o N) ids (Figs. 12-13). A real number in [0, 1] (check_fraction, closed). Default 0.5: the
-            middle of the ratios those figures sweep (0.1 to 0.9).
-        n_groups : int
-            users="levels" only: the number of id-ordered groups Table 3's budgets are assigned to (at most N). An
-            integer >= 1 (check_int). Default 10: the authors' code's ten groups.
-        assign_seed : int
-            users="levels" only: the seed of the assignment's draw, fixed across repetitions (as in the authors'
-            code), so that one setting is one population of budgets. An integer >= 0 (check_int). Default 0.
-        allow_unproven : bool
-            The opt-in to a configuration no derivation covers (00_core, "Private by default", rule 2). No
-            configuration of the shipped methods is unproven (section "Every option against the accounting"): it
-            matters for subclasses such as the deliberately broken PBDHalfNoise and PBDNoSampling, which run only
-            with it, flagged private=False; an online start refuses an unproven configuration without it. True or
-            False (check_bool). Default False: private by default.
         """
         super().__init__(eps, w, users, o, n_groups, assign_seed, allow_unproven)
         self.threshold = check_choice(threshold, "threshold", THRESHOLDS)
@@ -768,6 +739,7 @@ class EveryUserBooks:
     def n_accounts(self) -> int: return self.central.n_accounts
     def __repr__(self): return f"EveryUserBooks({self.central!r}, charged to {self.users!r})"
 
+@param_docs(PERSONALIZED_PARAMS)
 class ConservativeBD(PersonalizedMethod):
     "Kellaris et al.'s BD at the conservative pair (min eps_i, max w_i) on the population's counts, its spends booked to every user (not registered)."
     name = "BD"
@@ -781,44 +753,11 @@ class ConservativeBD(PersonalizedMethod):
 
         Parameters
         ----------
-        eps : float or None
-            With users="stream": None, or a statement about the population, which must be its strictest budget
-            min eps_i (checked when a run starts, ValueError otherwise). With "uniform" and "levels": required, the
-            budget the users are assigned from, in [1e-10, 300] (check_eps). With "two_eps"/"two_w": None or 0.6,
-            Sec. 5.5's base pair. Default None: the population's own budgets (section "Where the budgets come from").
-        w : int or None
-            The window in slots, as eps: with users="stream" None or the population's longest window max w_i; with
-            "uniform" and "levels" required, an integer >= 1 (check_w); with "two_eps"/"two_w" None or 120. Windows
-            longer than the stream are accepted. Default None (section "Where the budgets come from").
-        users : str
-            Where the budgets the method computes with come from: "stream", each user's declared (eps_i, w_i) in the
-            PersonalizedPopulation (Definition 3.4 promises each user its own pair); "uniform", everybody at
-            (eps, w) (Kellaris et al.'s setting); "levels", Table 3's assignment at (eps, w) (budgets eps..1.0,
-            windows 40..w, in n_groups id-ordered groups seeded by assign_seed); "two_eps"/"two_w", Sec. 5.5's
-            two-type populations (a fraction o at eps = 1.0, or at w = 40; the rest at (0.6, 120)). One of the five
-            (check_choice). An assignment is an experiment setting: every ledger account keeps its user's declared
-            pair, so an assignment more generous than a declaration fails check(). Default "stream" (section "Where the budgets come from").
         threshold : str
             The inner BD/BA's publication threshold (04_baselines): "kellaris", the Laplace scale 1/eps_t2, or
             "std", the standard deviation sqrt(2)/eps_t2 of a fresh publication. One of the two (check_choice);
             either is private. Default "kellaris": Kellaris et al.'s BD and BA, which this method runs at
             (min eps_i, max w_i).
-        o : float
-            users="two_eps"/"two_w" only: the fraction of users at eps = 1.0 (two_eps) or w = 40 (two_w), the
-            first round(o N) ids (Figs. 12-13). A real number in [0, 1] (check_fraction, closed). Default 0.5: the
-            middle of the ratios those figures sweep (0.1 to 0.9).
-        n_groups : int
-            users="levels" only: the number of id-ordered groups Table 3's budgets are assigned to (at most N). An
-            integer >= 1 (check_int). Default 10: the authors' code's ten groups.
-        assign_seed : int
-            users="levels" only: the seed of the assignment's draw, fixed across repetitions (as in the authors'
-            code), so that one setting is one population of budgets. An integer >= 0 (check_int). Default 0.
-        allow_unproven : bool
-            The opt-in to a configuration no derivation covers (00_core, "Private by default", rule 2). No
-            configuration of the shipped methods is unproven (section "Every option against the accounting"): it
-            matters for subclasses such as the deliberately broken PBDHalfNoise and PBDNoSampling, which run only
-            with it, flagged private=False; an online start refuses an unproven configuration without it. True or
-            False (check_bool). Default False: private by default.
         """
         super().__init__(eps, w, users, o, n_groups, assign_seed, allow_unproven)
         self.threshold = check_choice(threshold, "threshold", THRESHOLDS)
@@ -934,7 +873,7 @@ def check_personalized_noise(mech, stream, seed: int = 0) -> dict:
 
 # %% ../nbs/13_pbd_pba.ipynb #2288cff3
 def square_harmonic(x: int) -> float:
-    "H^2_x = sum_{k=1}^x 1/k^2, the x-th square harmonic number (Theorem 4.9)."
+    "H²_x = Σ 1/k² over k = 1..x, the x-th square harmonic number (Theorem 4.9)."
     return float(np.sum(1.0 / np.arange(1, check_int(x, "x", minimum=0) + 1) ** 2))
 
 def utility_terms(eps_i, w_i) -> dict:
