@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from wevent_nb.core import HistogramStream, PrivacyBudgetExceeded, ToyOverspend, ToyUniform
-from wevent_nb.experiments import (CLAIM_COLS, REPS_REACH, VERDICTS, bonferroni_z, claim_cells, claim_counts, claim_number, claim_sign, read_claims, t_factor, write_claims, Cell, CellsFailed, Grid, LedgerCheckFailed, ResultStore, claims_table, default_truth,
+from wevent_nb.experiments import (CLAIM_COLS, REPS_REACH, VERDICTS, bonferroni_z, stream_signature, claim_cells, claim_counts, claim_number, claim_sign, read_claims, t_factor, write_claims, Cell, CellsFailed, Grid, LedgerCheckFailed, ResultStore, claims_table, default_truth,
                                    explorer, param_columns, plot_vs, records_to_frame, resolve_metric, run_cell, run_grid)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -243,7 +243,8 @@ def test_store_resume_skips_and_matches(tmp_path):
         assert len(m) == len(ref) and (m.value == m.value_r).all()
     # the store path may be given as a string; the file persists
     df = _run(g, store=str(tmp_path / "s.sqlite"))
-    assert df.attrs["computed"] == 0
+    assert df.attrs["computed"] == 24       # "walk" found; "flat" was stored from a loader (known by name), now an object (by its data)
+    assert _run(g, store=str(tmp_path / "s.sqlite")).attrs["computed"] == 0
     with sqlite3.connect(tmp_path / "s.sqlite") as con:
         assert con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
@@ -420,7 +421,7 @@ def test_two_processes_on_one_store_compute_each_cell_once(tmp_path):
 def _claim_all(db, grid, **row):
     "Claim every cell of `grid` in the store at `db` as another owner would (host, pid, claimed time in `row`)."
     with sqlite3.connect(db) as con:
-        con.executemany("INSERT INTO claims VALUES (?,?,?,?,?)", [(c.key, row["owner"], row["host"], row["pid"], row["claimed"]) for c in grid.cells()])
+        con.executemany("INSERT INTO claims VALUES (?,?,?,?,?)", [(c.key, row["owner"], row["host"], row["pid"], row["claimed"]) for c in grid.cells(grid.signatures())])
 
 
 def test_a_dead_process_claims_are_taken_over(tmp_path):
@@ -808,3 +809,15 @@ def test_committed_claims_shows_counts_provenance_link_and_table(tmp_path, monke
     with pytest.raises(ValueError, match="matches 2 committed tables"): committed_claims("005")
     monkeypatch.chdir(tmp_path.parent)                                              # no claims/ here: the package's checkout
     assert committed_claims("002").name.startswith("claims/002_")
+
+
+def test_two_streams_of_one_name_do_not_share_records(tmp_path):
+    "LDP-IDS's Fig. 6 gives the name LNS to streams of different N: a store keyed by the name returned the first one's records."
+    store, s = tmp_path / "s.sqlite", _streams()
+    g1 = _grid(streams={"walk": s["walk"]}); g2 = _grid(streams={"walk": s["flat"]})
+    a, b = _run(g1, store=store, executor="serial"), _run(g2, store=store, executor="serial")
+    assert b.attrs["computed"] == len(g2)                                   # not g1's records under the same name
+    np.testing.assert_array_equal(b.value.to_numpy(), _run(g2, executor="serial").value.to_numpy())
+    assert not np.array_equal(a.value.to_numpy(), b.value.to_numpy())
+    assert _run(g1, store=store, executor="serial").attrs["computed"] == 0  # each still finds its own
+    assert stream_signature(s["walk"]) == stream_signature(_streams()["walk"]) != stream_signature(s["flat"])

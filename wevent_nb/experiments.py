@@ -6,7 +6,7 @@ Docs: https://wevent-nb.github.io/wevent_nb/experiments.html.md"""
 
 # %% ../nbs/20_experiments.ipynb #f6d186f7
 from __future__ import annotations
-import html, inspect, io, itertools, json, math, numbers, os, pickle, sqlite3, sys, tempfile, time, warnings
+import hashlib, html, inspect, io, itertools, json, math, numbers, os, pickle, sqlite3, sys, tempfile, time, warnings
 import cloudpickle
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -23,11 +23,12 @@ from .core import (PrivacyBudgetExceeded, HistogramStream, CategoricalAggregate,
 __all__ = ['STD_COLS', 'CLAIM_LEASE', 'CLAIM_RENEW', 'CLAIM_POLL', 'SCHEDULER_ENV', 'CONNECT_TIMEOUT', 'CHUNKS_PER_WORKER',
            'CHUNK_MAX', 'CLAIM_COLS', 'VERDICTS', 'Z_CLAIM', 'MEANINGFUL', 'REPS_REACH', 'MOST', 'QUANTIFIERS',
            'VERDICT_MARKS', 'SMOKE_COLS', 'SMOKE_NOTE', 'CLAIMS_DIR', 'PROVENANCE', 'EXPLORER_EPS', 'Y_LABEL', 'Cell',
-           'default_truth', 'make_mechanism', 'resolve_metric', 'Grid', 'run_cell', 'ResultStore', 'records_to_frame',
-           'param_columns', 'process_pool', 'LedgerCheckFailed', 'dask_client', 'n_workers', 'chunk_size',
-           'CellsFailed', 'UnguardedScript', 'run_grid', 'grid_executor', 'plot_vs', 'claims_table', 't_factor',
-           'bonferroni_z', 'reps_needed', 'claim_number', 'claim_sign', 'claim_cells', 'claim_group', 'claim_counts',
-           'ClaimsView', 'show_claims', 'write_claims', 'read_claims', 'committed_claims', 'Explorer', 'explorer']
+           'stream_signature', 'default_truth', 'make_mechanism', 'resolve_metric', 'Grid', 'run_cell', 'ResultStore',
+           'records_to_frame', 'param_columns', 'process_pool', 'LedgerCheckFailed', 'dask_client', 'n_workers',
+           'chunk_size', 'CellsFailed', 'UnguardedScript', 'run_grid', 'grid_executor', 'plot_vs', 'claims_table',
+           't_factor', 'bonferroni_z', 'reps_needed', 'claim_number', 'claim_sign', 'claim_cells', 'claim_group',
+           'claim_counts', 'ClaimsView', 'show_claims', 'write_claims', 'read_claims', 'committed_claims', 'Explorer',
+           'explorer']
 
 # %% ../nbs/20_experiments.ipynb #b6970211
 STD_COLS = ("dataset", "mechanism", "rep", "seed", "metric", "value", "seconds", "ledger_ok", "ledger_error", "private")
@@ -49,12 +50,20 @@ class Cell(NamedTuple):
     fixed: dict
     rep: int
     metrics: tuple = ()     # part of the store's key, not of the seed: two grids scoring one run differently keep a record each
+    source: str = ""        # the stream's data hash (stream_signature) where a store must tell two streams of one name apart
     @property
     def all_params(self) -> dict: return {**self.fixed, **self.params}
     @property
-    def key(self) -> str: return json.dumps([self.dataset, self.mechanism, sorted(self.all_params.items()), self.rep, list(self.metrics)])
+    def key(self) -> str:
+        return json.dumps([self.dataset, self.mechanism, sorted(self.all_params.items()), self.rep, list(self.metrics)]
+                          + ([self.source] if self.source else []))
+
     @property
     def seed(self) -> int: return seed_from_key(self.dataset, self.mechanism, tuple(sorted(self.all_params.items())), self.rep)
+
+def stream_signature(stream) -> str:
+    "A hash of a stream object's data (its pickle): equal streams, equal signatures; what a store adds to a cell's key."
+    return hashlib.sha256(pickle.dumps(stream, protocol=5)).hexdigest()[:16]
 
 # %% ../nbs/20_experiments.ipynb #66552729
 def default_truth(stream) -> np.ndarray:
@@ -120,13 +129,18 @@ class Grid:
         if len(set(names)) != len(names): raise ValueError(f"metrics={names} is not allowed: metric names must be unique")
         if self.truth is not None and not callable(self.truth): raise ValueError(f"truth={self.truth!r} is not allowed: truth must be None or a callable stream -> array")
 
-    def cells(self) -> list[Cell]:
-        "Every cell, in grid order (data set, mechanism, parameter combination, repetition)."
+    def signatures(self) -> dict:
+        "{data set: stream_signature} of the streams given as objects (a loader is known by its name): what a store keys cells by."
+        return {k: stream_signature(s) for k, s in self.streams.items() if not callable(s)}
+
+    def cells(self, signatures: dict | None = None) -> list[Cell]:
+        "Every cell, in grid order (data set, mechanism, parameter combination, repetition); `signatures` {data set: stream_signature} go into the keys."
         keys, out, names = list(self.params), [], tuple(resolve_metric(m)[0] for m in self.metrics)
         for ds in self.streams:
             for label, (spec, fixed) in self.mechanisms.items():
                 for combo in itertools.product(*self.params.values()):
-                    for r in range(self.reps): out.append(Cell(str(ds), label, dict(zip(keys, combo)), fixed, r, names))
+                    for r in range(self.reps): out.append(Cell(str(ds), label, dict(zip(keys, combo)), fixed, r, names,
+                                                                 (signatures or {}).get(ds, "")))
         return out
 
     def __len__(self): return len(self.streams) * len(self.mechanisms) * math.prod(len(v) for v in self.params.values()) * self.reps
@@ -565,7 +579,8 @@ def run_grid(grid: Grid, store: ResultStore | str | Path | None = None, executor
     if opened: store = ResultStore(store)
     claims = _Claims(store, progress) if store is not None and store.shared else None   # other processes may run cells of this store
     try:
-        cells = grid.cells()
+        # in a store, a stream object is known by its data, not its name alone (a loader by its name)
+        cells = grid.cells(grid.signatures() if store is not None else None)
         done = store.done_keys() if store is not None else set()
         pending = [c for c in cells if c.key not in done]
         recs, failed, loaded = {}, [], {}
