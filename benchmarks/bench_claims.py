@@ -13,7 +13,7 @@ import argparse, os, subprocess, sys, tempfile, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PAPER_REPS = {"000": 20, "001": 20, "002": 20, "003": 20, "004": 20}   # each notebook's paper-scale default of `reps` (raised for power: issue 24)
+PAPER_REPS = {"000": 20, "001": 20, "002": 20, "003": 20, "004": 60}   # each notebook's paper-scale default of `reps` (raised for power: issue 24)
 NAMES = {"000": "LDP-IDS", "001": "SPAS", "002": "CAPP", "003": "PBD/PBA", "004": "delay-allowed"}
 TARGET_MIN = 20.0                                                      # issue 23: all five together
 
