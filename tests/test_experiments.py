@@ -821,3 +821,11 @@ def test_two_streams_of_one_name_do_not_share_records(tmp_path):
     assert not np.array_equal(a.value.to_numpy(), b.value.to_numpy())
     assert _run(g1, store=store, executor="serial").attrs["computed"] == 0  # each still finds its own
     assert stream_signature(s["walk"]) == stream_signature(_streams()["walk"]) != stream_signature(s["flat"])
+
+
+def test_an_exact_paper_value_measured_on_few_seeds_is_inconclusive_with_a_finite_power_note():
+    "paper_runs=None (a formula value) at a smoke run's 2 seeds: SPAS's quick report divided by zero writing the power note."
+    r = claim_number("c", 1.0, [0.9, 0.5], paper_runs=None)
+    assert r["verdict"] == "inconclusive" and 2 < r["reps_needed"] < REPS_REACH and "would decide it" in r["why"]
+    wide = claim_number("c", 1.0, [0.0, 2.0], paper_runs=None, margin=1e-6)       # needs more than REPS_REACH
+    assert wide["reps_needed"] == math.inf and f"more than {REPS_REACH} repetitions" in wide["why"]

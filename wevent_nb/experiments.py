@@ -740,8 +740,10 @@ def claim_number(claim: str, paper: float, samples, digits: int | None = None, p
     else: v = "reproduced" if tol <= margin else "inconclusive"
     why = f"our mean is {_g(abs(gap))} {'above' if gap > 0 else 'below'} the paper's {_g(paper)}, {'within' if v != 'differs' else 'outside'} ±{_g(tol)}"
     if v == "inconclusive":
+        own = z * sd * math.sqrt(inv_r)                     # the paper's own runs' share of the tolerance (0 for an exact value)
         why_not = (f"the paper prints ±{_g(floor)}" if floor > margin else
-                   f"the paper's own {'run varies' if inv_r == 1 else f'{round(1 / inv_r)} runs vary'} by ±{_g(z * sd * math.sqrt(inv_r))} at z={_g(z)}")
+                   f"the paper's own {'run varies' if inv_r == 1 else f'{round(1 / inv_r)} runs vary'} by ±{_g(own)} at z={_g(z)}" if own > margin
+                   else f"more than {REPS_REACH} repetitions")
         need = reps_needed(lambda k: tol_at(k) <= margin) if floor <= margin else math.inf
         why += f", wider than the ±{_g(margin)} that matters; " + _power_note(need, n, why_not)
     return _row(claim, _g(paper), f"{_g(m)} ± {_g(sd)} (n={n})", f"±{_g(tol)}", v, why, context, need if v == "inconclusive" else None)
