@@ -21,14 +21,14 @@ from .core import (PrivacyBudgetExceeded, HistogramStream, CategoricalAggregate,
 
 # %% auto #0
 __all__ = ['STD_COLS', 'CLAIM_LEASE', 'CLAIM_RENEW', 'CLAIM_POLL', 'SCHEDULER_ENV', 'CONNECT_TIMEOUT', 'CHUNKS_PER_WORKER',
-           'CHUNK_MAX', 'CLAIM_COLS', 'VERDICTS', 'Z_CLAIM', 'MEANINGFUL', 'REPS_REACH', 'MOST', 'QUANTIFIERS',
-           'VERDICT_MARKS', 'SMOKE_COLS', 'SMOKE_NOTE', 'CLAIMS_DIR', 'PROVENANCE', 'EXPLORER_EPS', 'Y_LABEL', 'Cell',
-           'stream_signature', 'default_truth', 'make_mechanism', 'resolve_metric', 'Grid', 'run_cell', 'ResultStore',
-           'records_to_frame', 'param_columns', 'process_pool', 'LedgerCheckFailed', 'dask_client', 'n_workers',
-           'chunk_size', 'CellsFailed', 'UnguardedScript', 'run_grid', 'grid_executor', 'plot_vs', 'claims_table',
-           't_factor', 'bonferroni_z', 'reps_needed', 'claim_number', 'claim_sign', 'claim_cells', 'claim_group',
-           'claim_counts', 'ClaimsView', 'show_claims', 'write_claims', 'read_claims', 'committed_claims', 'Explorer',
-           'explorer']
+           'CHUNK_MAX', 'CLAIM_COLS', 'VERDICTS', 'Z_CLAIM', 'MEANINGFUL', 'REPS_REACH', 'FOLLOW_UP_POWER_Z', 'LOOKS',
+           'MOST', 'QUANTIFIERS', 'VERDICT_MARKS', 'SMOKE_COLS', 'SMOKE_NOTE', 'CLAIMS_DIR', 'PROVENANCE',
+           'EXPLORER_EPS', 'Y_LABEL', 'Cell', 'stream_signature', 'default_truth', 'make_mechanism', 'resolve_metric',
+           'Grid', 'run_cell', 'ResultStore', 'records_to_frame', 'param_columns', 'process_pool', 'LedgerCheckFailed',
+           'dask_client', 'n_workers', 'chunk_size', 'CellsFailed', 'UnguardedScript', 'run_grid', 'grid_executor',
+           'plot_vs', 'claims_table', 't_factor', 'bonferroni_z', 'reps_needed', 'claim_number', 'claim_sign',
+           'claim_cells', 'claim_group', 'claim_counts', 'ClaimsView', 'show_claims', 'write_claims', 'read_claims',
+           'committed_claims', 'Explorer', 'explorer']
 
 # %% ../nbs/20_experiments.ipynb #b6970211
 STD_COLS = ("dataset", "mechanism", "rep", "seed", "metric", "value", "seconds", "ledger_ok", "ledger_error", "private")
@@ -663,6 +663,8 @@ VERDICTS = ("reproduced", "differs", "refuted", "inconclusive")
 Z_CLAIM = 3.0        # z of every verdict: 3 sd (numbers) or 3 standard errors (directions), derived above
 MEANINGFUL = 0.25    # a number a quarter away from the paper's is meaningfully different: a tenth of a decade on the papers' log-scale axes
 REPS_REACH = 1000    # repetitions beyond any run here or in the papers (1 to 20): a power note asking more says repetitions cannot decide
+FOLLOW_UP_POWER_Z = 1.0  # a follow-up runs the repetitions that put the pilot's estimate z + 1 SE clear: 84% power if it is the truth
+LOOKS = 2            # a row is looked at twice at most (pilot, one follow-up); the second look tests at the Bonferroni z over the looks
 MOST = 0.5           # "most"/"generally": more than half of the cells
 QUANTIFIERS = ("every", "most", "some")
 
@@ -722,29 +724,52 @@ def _power_note(n_needed: float, n: int | None, why_not: str, hardest=None) -> s
         return f"power: about {int(n_needed)} repetitions would decide it" + (f" ({'; '.join(said)})" if said else "")
     return f"power: more repetitions cannot decide it ({why_not})"
 
+def _more_samples(got, n: int, what: str) -> np.ndarray:
+    "A follow-up's per-seed values, checked: at least the n repetitions asked for."
+    x = np.asarray(got, float).ravel()
+    if x.size < n: raise ValueError(f"{what} returned {x.size} per-seed value(s): the follow-up asked for {n} repetitions (the pilot's first)")
+    return x
+
+def _follow_up_note(n_before: int, ns, z_second: float) -> str:
+    "What a follow-up did, for the row's reason."
+    lo, hi = min(ns), max(ns)
+    return (f"; followed up: {len(ns)} undecided cell(s) re-run at {lo}{f' to {hi}' if hi > lo else ''} repetitions "
+            f"(the pilot's {n_before} first), tested again at the second look's z={_g(z_second)}")
+
 def claim_number(claim: str, paper: float, samples, digits: int | None = None, paper_runs: int | None = 1,
-                 context: str = "", z: float = Z_CLAIM, margin: float | None = None) -> dict:
+                 context: str = "", z: float = Z_CLAIM, margin: float | None = None, more=None) -> dict:
     """A numeric claim: `differs` when |paper - mean| > tol = z sd sqrt(1/paper_runs + 1/n) (paper_runs=None: an exact value;
-    at least half a unit of the last printed digit); else `reproduced` when tol <= margin (default MEANINGFUL |paper|), else `inconclusive`."""
-    n, m, sd = _spread(samples)
+    at least half a unit of the last printed digit); else `reproduced` when tol <= margin (default MEANINGFUL |paper|), else `inconclusive`.
+    `more(n)`, if given, returns the per-seed values of n repetitions (the first those of `samples`): called once, when the row
+    is inconclusive and repetitions can decide it (a follow-up, judged at the second look's z)."""
     inv_r = 0.0 if paper_runs is None else 1 / check_int(paper_runs, "paper_runs", minimum=1)
     floor = 0.0 if digits is None else 0.5 * 10.0 ** -check_int(digits, "digits", minimum=0)
-    tol_at = lambda k: max(t_factor(z, k) * sd * math.sqrt(inv_r + 1 / k), floor)
-    tol, paper = tol_at(n), float(paper)
+    paper = float(paper)
     if margin is None:
         if paper == 0: raise ValueError("paper=0 has no relative margin: pass margin=, the smallest difference from 0 that matters")
         margin = MEANINGFUL * abs(paper)
     elif not (math.isfinite(margin) and margin > 0): raise ValueError(f"margin={margin!r} is not allowed: margin must be a finite number > 0")
+    tol_at = lambda k, sd, z_: max(t_factor(z_, k) * sd * math.sqrt(inv_r + 1 / k), floor)
+    def judge(x, z_):
+        n, m, sd = _spread(x)
+        tol = tol_at(n, sd, z_)
+        v = "differs" if abs(m - paper) > tol else "reproduced" if tol <= margin else "inconclusive"
+        need = reps_needed(lambda k: tol_at(k, sd, z_) <= margin) if floor <= margin else math.inf
+        return v, n, m, sd, tol, need
+    v, n, m, sd, tol, need = judge(samples, z)
+    followed = ""
+    if v == "inconclusive" and more is not None and math.isfinite(need):
+        n_f = min(reps_needed(lambda k: tol_at(k, sd, z + FOLLOW_UP_POWER_Z) <= margin), REPS_REACH)
+        n0, z = n, bonferroni_z(z, LOOKS)
+        v, n, m, sd, tol, need = judge(_more_samples(more(int(n_f)), int(n_f), "more(n)"), z)
+        followed = _follow_up_note(n0, [n], z)
     gap = m - paper
-    if abs(gap) > tol: v = "differs"
-    else: v = "reproduced" if tol <= margin else "inconclusive"
-    why = f"our mean is {_g(abs(gap))} {'above' if gap > 0 else 'below'} the paper's {_g(paper)}, {'within' if v != 'differs' else 'outside'} ±{_g(tol)}"
+    why = f"our mean is {_g(abs(gap))} {'above' if gap > 0 else 'below'} the paper's {_g(paper)}, {'within' if v != 'differs' else 'outside'} ±{_g(tol)}" + followed
     if v == "inconclusive":
         own = z * sd * math.sqrt(inv_r)                     # the paper's own runs' share of the tolerance (0 for an exact value)
-        why_not = (f"the paper prints ±{_g(floor)}" if floor > margin else
-                   f"the paper's own {'run varies' if inv_r == 1 else f'{round(1 / inv_r)} runs vary'} by ±{_g(own)} at z={_g(z)}" if own > margin
-                   else f"more than {REPS_REACH} repetitions")
-        need = reps_needed(lambda k: tol_at(k) <= margin) if floor <= margin else math.inf
+        if floor > margin: why_not = f"the paper prints ±{_g(floor)}"
+        elif own > margin: why_not = f"the paper's own {'run varies' if inv_r == 1 else f'{round(1 / inv_r)} runs vary'} by ±{_g(own)} at z={_g(z)}"
+        else: why_not = f"more than {REPS_REACH} repetitions"
         why += f", wider than the ±{_g(margin)} that matters; " + _power_note(need, n, why_not)
     return _row(claim, _g(paper), f"{_g(m)} ± {_g(sd)} (n={n})", f"±{_g(tol)}", v, why, context, need if v == "inconclusive" else None)
 
@@ -760,42 +785,77 @@ def _direction_reps(m, sd, z) -> float:
     if sd == 0: return math.inf if m == 0 else 2
     return reps_needed(lambda k: abs(m) > t_factor(z, k) * sd / math.sqrt(k))
 
-def claim_sign(claim: str, paper_says: str, diffs, context: str = "", z: float = Z_CLAIM) -> dict:
-    "A direction, measured as per-seed differences whose claimed sign is positive: reproduced / refuted at z standard errors, else inconclusive with a power note."
-    v, n, m, sd, se, k, _ = _direction(diffs, z)
+def _cell_z(x, zs) -> float:
+    "The z a cell (a `_direction` tuple) is tested at on the side its mean lies: zs = (z holding, z the other way)."
+    return zs[0] if x[2] > 0 else zs[1]
+
+def _follow_up(cells: dict, zs: dict, more) -> str:
+    """Re-run once, through `more({cell: n}) -> {cell: per-seed differences}`, the undecided cells that repetitions can decide,
+    at the n putting their pilot estimate t(z + FOLLOW_UP_POWER_Z) SE clear (at most REPS_REACH); re-test them at the second
+    look's z. Updates `cells` and `zs` in place; returns the note for the row's reason ('' when no cell was re-run)."""
+    want = {c: min(_direction_reps(x[2], x[3], _cell_z(x, zs[c]) + FOLLOW_UP_POWER_Z), REPS_REACH) for c, x in cells.items()
+            if x[0] == "inconclusive" and math.isfinite(_direction_reps(x[2], x[3], _cell_z(x, zs[c])))}
+    if not want: return ""
+    want = {c: int(n) for c, n in want.items()}
+    got = more(dict(want))
+    lost = [c for c in want if c not in got]
+    if lost: raise ValueError(f"more() returned no values for cell(s) {lost[:3]}: it must return every cell it was asked for")
+    n0 = min(cells[c][1] for c in want)
+    for c, n in want.items():
+        zs[c] = tuple(bonferroni_z(x, LOOKS) for x in zs[c])
+        cells[c] = _direction(_more_samples(got[c], n, f"more()[{c!r}]"), *zs[c])
+    return _follow_up_note(n0, list(want.values()), zs[next(iter(want))][0])
+
+def claim_sign(claim: str, paper_says: str, diffs, context: str = "", z: float = Z_CLAIM, more=None) -> dict:
+    """A direction, measured as per-seed differences whose claimed sign is positive: reproduced / refuted at z standard errors, else inconclusive with a power note.
+    `more(n)`, if given, returns the differences of n repetitions (the first those of `diffs`): a follow-up when repetitions can decide it."""
+    cells, zs = {0: _direction(diffs, z)}, {0: (z, z)}
+    followed = _follow_up(cells, zs, (lambda want: {0: more(want[0])})) if more is not None and cells[0][0] == "inconclusive" else ""
+    v, n, m, sd, se, k, _ = cells[0]
     why = {"reproduced": f"the difference is {_g(m / se) if se else 'infinitely many'} standard errors on the claimed side",
            "refuted": f"the difference is {_g(-m / se) if se else 'infinitely many'} standard errors on the other side",
-           "inconclusive": f"the difference is within {_g(k)} standard errors of 0"}[v]
-    need = _direction_reps(m, sd, z) if v == "inconclusive" else None
+           "inconclusive": f"the difference is within {_g(k)} standard errors of 0"}[v] + followed
+    need = _direction_reps(m, sd, _cell_z(cells[0], zs[0])) if v == "inconclusive" else None
     if v == "inconclusive": why += "; " + _power_note(need, n, f"the mean difference is {_g(m)} ± {_g(se)}: 0 within its spread")
     return _row(claim, paper_says, f"{_g(m)} ± {_g(sd)} (n={n})", f"{_g(k)} SE = {_g(k * se)}", v, why, context, need)
 
-def claim_cells(claim: str, paper_says: str, diffs_by_cell: dict, quantifier: str = "every", context: str = "",
-                z: float = Z_CLAIM, max_named: int = 3) -> dict:
-    """A direction over cells ({cell: per-seed differences, claimed sign positive}), with the paper's quantifier.
-    A cell holds / goes the other way at z standard errors (t-corrected) where the verdict needs all cells to agree, and at
-    the Bonferroni z over the cells where one cell can decide it: every (reproduced: all hold; refuted: one the other way),
-    most (more than half hold / at least half the other way), some (one holds / all the other way); else inconclusive."""
-    if quantifier not in QUANTIFIERS: raise ValueError(f"quantifier={quantifier!r} is not allowed: quantifier must be one of {QUANTIFIERS}")
-    if not diffs_by_cell: raise ValueError("diffs_by_cell is empty: at least one cell is needed")
-    n = len(diffs_by_cell)
-    zb = bonferroni_z(z, n)
-    z_hold, z_other = {"every": (z, zb), "most": (zb, zb), "some": (zb, z)}[quantifier]
-    cells = {c: _direction(d, z_hold, z_other) for c, d in diffs_by_cell.items()}
-    res = {c: x[0] for c, x in cells.items()}
+def _quantified(res: dict, quantifier: str) -> tuple[str, int, int]:
+    "(verdict, cells holding, cells the other way) of a quantified claim from its cells' outcomes."
+    n = len(res)
     k, r = sum(v == "reproduced" for v in res.values()), sum(v == "refuted" for v in res.values())
     if quantifier == "every": v = "reproduced" if k == n else "refuted" if r else "inconclusive"
     elif quantifier == "most": v = "reproduced" if k > MOST * n else "refuted" if r >= (1 - MOST) * n else "inconclusive"
     else: v = "reproduced" if k else "refuted" if r == n else "inconclusive"
+    return v, k, r
+
+def claim_cells(claim: str, paper_says: str, diffs_by_cell: dict, quantifier: str = "every", context: str = "",
+                z: float = Z_CLAIM, max_named: int = 3, more=None) -> dict:
+    """A direction over cells ({cell: per-seed differences, claimed sign positive}), with the paper's quantifier.
+    A cell holds / goes the other way at z standard errors (t-corrected) where the verdict needs all cells to agree, and at
+    the Bonferroni z over the cells where one cell can decide it: every (reproduced: all hold; refuted: one the other way),
+    most (more than half hold / at least half the other way), some (one holds / all the other way); else inconclusive.
+    `more({cell: n})`, if given, returns {cell: differences of n repetitions, the first the pilot's}: called once when the row is
+    inconclusive, for its undecided cells that repetitions can decide (a follow-up, judged at the second look's z)."""
+    if quantifier not in QUANTIFIERS: raise ValueError(f"quantifier={quantifier!r} is not allowed: quantifier must be one of {QUANTIFIERS}")
+    if not diffs_by_cell: raise ValueError("diffs_by_cell is empty: at least one cell is needed")
+    n = len(diffs_by_cell)
+    zb = bonferroni_z(z, n)
+    z_pair = {"every": (z, zb), "most": (zb, zb), "some": (zb, z)}[quantifier]
+    cells = {c: _direction(d, *z_pair) for c, d in diffs_by_cell.items()}
+    zs = {c: z_pair for c in cells}
+    v = _quantified({c: x[0] for c, x in cells.items()}, quantifier)[0]
+    followed = _follow_up(cells, zs, more) if more is not None and v == "inconclusive" else ""
+    res = {c: x[0] for c, x in cells.items()}
+    v, k, r = _quantified(res, quantifier)
     named = lambda w: ", ".join(map(str, [c for c, x in res.items() if x == w][:max_named]))
-    why = f"{quantifier}: {k} of {n} cells hold, {r} the other way" + (f" (e.g. {named('refuted')})" if r else "")
+    why = f"{quantifier}: {k} of {n} cells hold, {r} the other way" + (f" (e.g. {named('refuted')})" if r else "") + followed
     undecided = [c for c, x in res.items() if x == "inconclusive"]
     if v != "reproduced" and undecided: why += f"; undecided: {named('inconclusive')}" + (" ..." if len(undecided) > max_named else "")
     hard = None
     if v == "inconclusive":
-        need = {c: _direction_reps(cells[c][2], cells[c][3], z_hold if cells[c][2] > 0 else z_other) for c in undecided}
+        need = {c: _direction_reps(cells[c][2], cells[c][3], _cell_z(cells[c], zs[c])) for c in undecided}
         hard = max(need, key=need.get)
-        why += "; " + _power_note(need[hard], min(x[1] for x in cells.values()),
+        why += "; " + _power_note(need[hard], cells[hard][1],
                                   f"cell {hard} has a mean difference of {_g(cells[hard][2])} ± {_g(cells[hard][4])}: 0 within its spread", hard)
     tol = (f"z={_g(z)} SE per cell (t-corrected)" + (f"; {'holding' if quantifier != 'every' else 'the other way'}"
            f"{' and the other way' if quantifier == 'most' else ''} at the Bonferroni z={_g(zb)} over {n} cells" if n > 1 else ""))
