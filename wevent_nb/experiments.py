@@ -737,11 +737,11 @@ def _follow_up_note(n_before: int, ns, z_second: float) -> str:
             f"(the pilot's {n_before} first), tested again at the second look's z={_g(z_second)}")
 
 def claim_number(claim: str, paper: float, samples, digits: int | None = None, paper_runs: int | None = 1,
-                 context: str = "", z: float = Z_CLAIM, margin: float | None = None, more=None) -> dict:
+                 context: str = "", z: float = Z_CLAIM, margin: float | None = None, more=None, reach: int = REPS_REACH) -> dict:
     """A numeric claim: `differs` when |paper - mean| > tol = z sd sqrt(1/paper_runs + 1/n) (paper_runs=None: an exact value;
     at least half a unit of the last printed digit); else `reproduced` when tol <= margin (default MEANINGFUL |paper|), else `inconclusive`.
     `more(n)`, if given, returns the per-seed values of n repetitions (the first those of `samples`): called once, when the row
-    is inconclusive and repetitions can decide it (a follow-up, judged at the second look's z)."""
+    is inconclusive and repetitions can decide it (a follow-up, judged at the second look's z), with n at most `reach`."""
     inv_r = 0.0 if paper_runs is None else 1 / check_int(paper_runs, "paper_runs", minimum=1)
     floor = 0.0 if digits is None else 0.5 * 10.0 ** -check_int(digits, "digits", minimum=0)
     paper = float(paper)
@@ -759,7 +759,7 @@ def claim_number(claim: str, paper: float, samples, digits: int | None = None, p
     v, n, m, sd, tol, need = judge(samples, z)
     followed = ""
     if v == "inconclusive" and more is not None and math.isfinite(need):
-        n_f = min(reps_needed(lambda k: tol_at(k, sd, z + FOLLOW_UP_POWER_Z) <= margin), REPS_REACH)
+        n_f = min(reps_needed(lambda k: tol_at(k, sd, z + FOLLOW_UP_POWER_Z) <= margin), _reach(reach))
         n0, z = n, bonferroni_z(z, LOOKS)
         v, n, m, sd, tol, need = judge(_more_samples(more(int(n_f)), int(n_f), "more(n)"), z)
         followed = _follow_up_note(n0, [n], z)
@@ -789,11 +789,15 @@ def _cell_z(x, zs) -> float:
     "The z a cell (a `_direction` tuple) is tested at on the side its mean lies: zs = (z holding, z the other way)."
     return zs[0] if x[2] > 0 else zs[1]
 
-def _follow_up(cells: dict, zs: dict, more) -> str:
+def _reach(reach) -> int:
+    "The most repetitions a follow-up may run: 2..REPS_REACH (a smoke run passes a few, to exercise its follow-ups cheaply)."
+    return check_int(reach, "reach", minimum=2, maximum=REPS_REACH)
+
+def _follow_up(cells: dict, zs: dict, more, reach: int = REPS_REACH) -> str:
     """Re-run once, through `more({cell: n}) -> {cell: per-seed differences}`, the undecided cells that repetitions can decide,
-    at the n putting their pilot estimate t(z + FOLLOW_UP_POWER_Z) SE clear (at most REPS_REACH); re-test them at the second
+    at the n putting their pilot estimate t(z + FOLLOW_UP_POWER_Z) SE clear (at most `reach`); re-test them at the second
     look's z. Updates `cells` and `zs` in place; returns the note for the row's reason ('' when no cell was re-run)."""
-    want = {c: min(_direction_reps(x[2], x[3], _cell_z(x, zs[c]) + FOLLOW_UP_POWER_Z), REPS_REACH) for c, x in cells.items()
+    want = {c: min(_direction_reps(x[2], x[3], _cell_z(x, zs[c]) + FOLLOW_UP_POWER_Z), _reach(reach)) for c, x in cells.items()
             if x[0] == "inconclusive" and math.isfinite(_direction_reps(x[2], x[3], _cell_z(x, zs[c])))}
     if not want: return ""
     want = {c: int(n) for c, n in want.items()}
@@ -806,11 +810,11 @@ def _follow_up(cells: dict, zs: dict, more) -> str:
         cells[c] = _direction(_more_samples(got[c], n, f"more()[{c!r}]"), *zs[c])
     return _follow_up_note(n0, list(want.values()), zs[next(iter(want))][0])
 
-def claim_sign(claim: str, paper_says: str, diffs, context: str = "", z: float = Z_CLAIM, more=None) -> dict:
+def claim_sign(claim: str, paper_says: str, diffs, context: str = "", z: float = Z_CLAIM, more=None, reach: int = REPS_REACH) -> dict:
     """A direction, measured as per-seed differences whose claimed sign is positive: reproduced / refuted at z standard errors, else inconclusive with a power note.
-    `more(n)`, if given, returns the differences of n repetitions (the first those of `diffs`): a follow-up when repetitions can decide it."""
+    `more(n)`, if given, returns the differences of n repetitions (the first those of `diffs`), n at most `reach`: a follow-up when repetitions can decide it."""
     cells, zs = {0: _direction(diffs, z)}, {0: (z, z)}
-    followed = _follow_up(cells, zs, (lambda want: {0: more(want[0])})) if more is not None and cells[0][0] == "inconclusive" else ""
+    followed = _follow_up(cells, zs, (lambda want: {0: more(want[0])}), reach) if more is not None and cells[0][0] == "inconclusive" else ""
     v, n, m, sd, se, k, _ = cells[0]
     why = {"reproduced": f"the difference is {_g(m / se) if se else 'infinitely many'} standard errors on the claimed side",
            "refuted": f"the difference is {_g(-m / se) if se else 'infinitely many'} standard errors on the other side",
@@ -829,13 +833,13 @@ def _quantified(res: dict, quantifier: str) -> tuple[str, int, int]:
     return v, k, r
 
 def claim_cells(claim: str, paper_says: str, diffs_by_cell: dict, quantifier: str = "every", context: str = "",
-                z: float = Z_CLAIM, max_named: int = 3, more=None) -> dict:
+                z: float = Z_CLAIM, max_named: int = 3, more=None, reach: int = REPS_REACH) -> dict:
     """A direction over cells ({cell: per-seed differences, claimed sign positive}), with the paper's quantifier.
     A cell holds / goes the other way at z standard errors (t-corrected) where the verdict needs all cells to agree, and at
     the Bonferroni z over the cells where one cell can decide it: every (reproduced: all hold; refuted: one the other way),
     most (more than half hold / at least half the other way), some (one holds / all the other way); else inconclusive.
     `more({cell: n})`, if given, returns {cell: differences of n repetitions, the first the pilot's}: called once when the row is
-    inconclusive, for its undecided cells that repetitions can decide (a follow-up, judged at the second look's z)."""
+    inconclusive, for its undecided cells that repetitions can decide (a follow-up, judged at the second look's z), n at most `reach`."""
     if quantifier not in QUANTIFIERS: raise ValueError(f"quantifier={quantifier!r} is not allowed: quantifier must be one of {QUANTIFIERS}")
     if not diffs_by_cell: raise ValueError("diffs_by_cell is empty: at least one cell is needed")
     n = len(diffs_by_cell)
@@ -844,7 +848,7 @@ def claim_cells(claim: str, paper_says: str, diffs_by_cell: dict, quantifier: st
     cells = {c: _direction(d, *z_pair) for c, d in diffs_by_cell.items()}
     zs = {c: z_pair for c in cells}
     v = _quantified({c: x[0] for c, x in cells.items()}, quantifier)[0]
-    followed = _follow_up(cells, zs, more) if more is not None and v == "inconclusive" else ""
+    followed = _follow_up(cells, zs, more, reach) if more is not None and v == "inconclusive" else ""
     res = {c: x[0] for c, x in cells.items()}
     v, k, r = _quantified(res, quantifier)
     named = lambda w: ", ".join(map(str, [c for c, x in res.items() if x == w][:max_named]))
