@@ -829,3 +829,15 @@ def test_an_exact_paper_value_measured_on_few_seeds_is_inconclusive_with_a_finit
     assert r["verdict"] == "inconclusive" and 2 < r["reps_needed"] < REPS_REACH and "would decide it" in r["why"]
     wide = claim_number("c", 1.0, [0.0, 2.0], paper_runs=None, margin=1e-6)       # needs more than REPS_REACH
     assert wide["reps_needed"] == math.inf and f"more than {REPS_REACH} repetitions" in wide["why"]
+
+
+def test_store_opens_while_another_connection_creates_it(tmp_path):
+    "SQLite refuses the switch to WAL at once (no busy wait) while another connection writes the new file: the store retries."
+    import sqlite3, threading
+    path = tmp_path / "new.sqlite"
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE"); other.execute("CREATE TABLE t(x)")          # a rollback-journal write in progress
+    threading.Timer(0.3, lambda: other.execute("COMMIT")).start()
+    store = ResultStore(path)                                                       # the former code: "database is locked" at once
+    assert store.con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    store.close(); other.close()

@@ -20,15 +20,15 @@ from .core import (PrivacyBudgetExceeded, HistogramStream, CategoricalAggregate,
                             get_mechanism, seed_from_key)
 
 # %% auto #0
-__all__ = ['STD_COLS', 'CLAIM_LEASE', 'CLAIM_RENEW', 'CLAIM_POLL', 'SCHEDULER_ENV', 'CONNECT_TIMEOUT', 'CHUNKS_PER_WORKER',
-           'CHUNK_MAX', 'CLAIM_COLS', 'VERDICTS', 'Z_CLAIM', 'MEANINGFUL', 'REPS_REACH', 'FOLLOW_UP_POWER_Z', 'LOOKS',
-           'MOST', 'QUANTIFIERS', 'VERDICT_MARKS', 'SMOKE_COLS', 'SMOKE_NOTE', 'CLAIMS_DIR', 'PROVENANCE',
-           'EXPLORER_EPS', 'Y_LABEL', 'Cell', 'stream_signature', 'default_truth', 'make_mechanism', 'resolve_metric',
-           'Grid', 'run_cell', 'ResultStore', 'records_to_frame', 'param_columns', 'process_pool', 'LedgerCheckFailed',
-           'dask_client', 'n_workers', 'chunk_size', 'CellsFailed', 'UnguardedScript', 'run_grid', 'grid_executor',
-           'plot_vs', 'claims_table', 't_factor', 'bonferroni_z', 'reps_needed', 'claim_number', 'claim_sign',
-           'claim_cells', 'claim_group', 'claim_counts', 'ClaimsView', 'show_claims', 'write_claims', 'read_claims',
-           'committed_claims', 'Explorer', 'explorer']
+__all__ = ['STD_COLS', 'STORE_WAIT', 'CLAIM_LEASE', 'CLAIM_RENEW', 'CLAIM_POLL', 'SCHEDULER_ENV', 'CONNECT_TIMEOUT',
+           'CHUNKS_PER_WORKER', 'CHUNK_MAX', 'CLAIM_COLS', 'VERDICTS', 'Z_CLAIM', 'MEANINGFUL', 'REPS_REACH',
+           'FOLLOW_UP_POWER_Z', 'LOOKS', 'MOST', 'QUANTIFIERS', 'VERDICT_MARKS', 'SMOKE_COLS', 'SMOKE_NOTE',
+           'CLAIMS_DIR', 'PROVENANCE', 'EXPLORER_EPS', 'Y_LABEL', 'Cell', 'stream_signature', 'default_truth',
+           'make_mechanism', 'resolve_metric', 'Grid', 'run_cell', 'ResultStore', 'records_to_frame', 'param_columns',
+           'process_pool', 'LedgerCheckFailed', 'dask_client', 'n_workers', 'chunk_size', 'CellsFailed',
+           'UnguardedScript', 'run_grid', 'grid_executor', 'plot_vs', 'claims_table', 't_factor', 'bonferroni_z',
+           'reps_needed', 'claim_number', 'claim_sign', 'claim_cells', 'claim_group', 'claim_counts', 'ClaimsView',
+           'show_claims', 'write_claims', 'read_claims', 'committed_claims', 'Explorer', 'explorer']
 
 # %% ../nbs/20_experiments.ipynb #b6970211
 STD_COLS = ("dataset", "mechanism", "rep", "seed", "metric", "value", "seconds", "ledger_ok", "ledger_error", "private")
@@ -182,14 +182,25 @@ CREATE TABLE IF NOT EXISTS results (key TEXT, pos INTEGER, metric TEXT, value RE
 CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, owner TEXT, host TEXT, pid INTEGER, claimed REAL);
 """
 
+STORE_WAIT = 60.0    # seconds a store operation waits for another process's lock before it fails
+
+def _wal(con, wait: float = STORE_WAIT):
+    "Switch `con` to WAL mode. SQLite answers 'database is locked' at once, without waiting, while another connection is creating the same file: retry until `wait`."
+    until = time.monotonic() + wait
+    while True:
+        try: return con.execute("PRAGMA journal_mode=WAL")
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() > until: raise
+            time.sleep(0.01)
+
 class ResultStore:
     "Finished grid cells in an SQLite database (WAL mode), committed one cell at a time."
     def __init__(self, path):
         self.path, self.con = str(path), None
         self.shared = self.path not in ("", ":memory:")      # a file other processes can open: run_grid claims cells in it
         try:
-            self.con = sqlite3.connect(self.path, timeout=60, check_same_thread=False)
-            self.con.execute("PRAGMA journal_mode=WAL"); self.con.execute("PRAGMA synchronous=NORMAL")
+            self.con = sqlite3.connect(self.path, timeout=STORE_WAIT, check_same_thread=False)
+            _wal(self.con); self.con.execute("PRAGMA synchronous=NORMAL")
             self.con.executescript(_SCHEMA)
             if "private" not in {r[1] for r in self.con.execute("PRAGMA table_info(cells)")}:   # a store written before the column existed
                 self.con.execute("ALTER TABLE cells ADD COLUMN private INTEGER DEFAULT 1")
