@@ -841,3 +841,12 @@ def test_store_opens_while_another_connection_creates_it(tmp_path):
     store = ResultStore(path)                                                       # the former code: "database is locked" at once
     assert store.con.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     store.close(); other.close()
+
+
+def test_run_grid_from_a_script_on_standard_input_fails_early_and_clearly(tmp_path):
+    "`python -` (a script piped in): the workers cannot re-read it, guard or not; the former code: one BrokenProcessPool warning per cell."
+    p = subprocess.run([sys.executable, "-"], input=GRID_SCRIPT + 'if __name__ == "__main__":\n    main()\n', capture_output=True, text=True,
+                       timeout=180, cwd=tmp_path, env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])})
+    assert p.returncode == 1 and "rows" not in p.stdout and "BrokenProcessPool" not in p.stderr, p.stderr[-2000:]
+    last = p.stderr.strip().splitlines()[-1]
+    assert last.startswith("wevent_nb.experiments.UnguardedScript: ") and "<stdin>" in last and 'executor="serial"' in last

@@ -395,6 +395,13 @@ def _index_paper(r: dict, out_dir: Path) -> tuple[str, str]:
     except Exception as e: counts = f"counts unreadable: {type(e).__name__}: {e}"
     return paper, f'<a href="{esc(href)}">{esc(md.name)}</a><br>{esc(counts)}'
 
+def _own_verdicts(records: list[dict]) -> str:
+    "What the reports themselves show of the claims: verdicts at paper scale only (a quick run is a smoke run)."
+    scales = {(r.get("parameters") or {}).get("scale", "quick") for r in records}
+    if scales == {"paper"}: return "this run is at paper scale: each report shows its own verdicts"
+    if "paper" not in scales: return "this run is a smoke run below paper scale: its reports show their numbers, without verdicts"
+    return "the paper-scale reports of this run show their own verdicts; the others are smoke runs, their numbers without verdicts"
+
 def write_index(out_dir, records: list[dict], title: str = "wevent_nb reports") -> Path:
     """Write `<out_dir>/index.html`: one row per report with the paper (the notebook's heading, authors, title and venue
     where the notebook states them), its committed claims table (`claims/00N_*.md`) with the verdict counts of its CSV,
@@ -415,7 +422,7 @@ body{{font-family:system-ui,sans-serif;margin:2em}} table{{border-collapse:colla
 .cite{{font-size:.9em;color:#444}} .none{{color:#777}}
 </style></head><body><h1>{esc(title)}</h1>
 <p>Generated {datetime.datetime.now().isoformat(timespec='seconds')}: {len(records)} report(s), {n_bad} failed.</p>
-<p>Claims: the committed paper-scale tables (claims/), counted from their CSVs; this run's own verdicts are in each report.</p>
+<p>Claims: the committed paper-scale tables (claims/), counted from their CSVs; {_own_verdicts(records)}.</p>
 <table><tr><th>paper</th><th>committed claims</th><th>notebook</th><th>status</th><th>run time</th><th>parameters</th><th>links</th><th>error</th></tr>
 {chr(10).join(rows)}
 </table></body></html>"""

@@ -545,6 +545,7 @@ def _unguarded_main_line() -> tuple[str, int] | None:
     f = sys._getframe(1)
     while f is not None and not (f.f_code.co_name == "<module>" and f.f_globals is main.__dict__): f = f.f_back
     if f is None: return None                                 # not called from the script's top level (a thread)
+    if not os.path.isfile(path): return path, f.f_lineno      # read from standard input (python -): workers cannot re-read it
     try:
         with open(path, "rb") as fh: tree = ast.parse(fh.read())
     except (OSError, SyntaxError, ValueError): return None    # cannot tell: no claim
@@ -563,6 +564,10 @@ def _refuse_unguarded_script(executor, n_cells: int):
     "Raise `UnguardedScript` before any work if the workers would re-run the unguarded script that calls run_grid."
     where = _unguarded_main_line() if _starts_processes(executor, n_cells) else None
     if where is None: return
+    if not os.path.isfile(where[0]):
+        raise UnguardedScript(f"run_grid was called from a script read from {where[0]} (line {where[1]}, e.g. `python -`). Its worker processes "
+                              f"start by re-running the main script, which they cannot read back, and the pool would break. Save the script "
+                              f'to a file with its top-level code under `if __name__ == "__main__":`, or run the grid in this process with executor="serial".')
     raise UnguardedScript(f"run_grid was called from the top-level code of the script {where[0]} (line {where[1]}), outside "
                           f'`if __name__ == "__main__":`. Its worker processes start by re-running that script, which would '
                           f"call run_grid again in every worker and break the pool. Put the script's top-level code under "
