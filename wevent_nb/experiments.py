@@ -680,7 +680,7 @@ Z_CLAIM = 3.0        # z of every verdict: 3 sd (numbers) or 3 standard errors (
 MEANINGFUL = 0.25    # a number a quarter away from the paper's is meaningfully different: a tenth of a decade on the papers' log-scale axes
 REPS_REACH = 1000    # repetitions beyond any run here or in the papers (1 to 20): a power note asking more says repetitions cannot decide
 FOLLOW_UP_POWER_Z = 1.0  # a follow-up runs the repetitions that put the pilot's estimate z + 1 SE clear: 84% power if it is the truth
-LOOKS = 2            # a row is looked at twice at most (pilot, one follow-up); the second look tests at the Bonferroni z over the looks
+LOOKS = 3            # a row is looked at 3 times at most (the pilot, two follow-ups); each follow-up tests at the Bonferroni z over the looks
 MOST = 0.5           # "most"/"generally": more than half of the cells
 QUANTIFIERS = ("every", "most", "some")
 
@@ -733,10 +733,12 @@ def _row(claim, paper_says, measured, tol, verdict, why, context, need=None):
     return dict(claim=claim, paper_says=paper_says, measured=measured, tolerance=tol, verdict=verdict,
                 why=why + (f" ({context})" if context else ""), reps_needed=need)
 
-def _power_note(n_needed: float, n: int | None, why_not: str, hardest=None) -> str:
-    "The power note of an inconclusive row: the repetitions that would decide it, or why none would."
+def _power_note(n_needed: float, n: int | None, why_not: str, hardest=None, spent: bool = False) -> str:
+    "The power note of an inconclusive row: the repetitions that would decide it, or why none would (`spent`: its LOOKS looks are taken)."
     if math.isfinite(n_needed):
         said = ([f"here {n}"] if n else []) + ([f"the hardest undecided cell: {hardest}"] if hardest is not None else [])
+        if spent: return (f"power: its {LOOKS} looks are spent (another look at the same seeds would add to its chance of a wrong call); "
+                          f"a new run of about {int(n_needed)} repetitions would decide it" + (f" ({'; '.join(said)})" if said else ""))
         return f"power: about {int(n_needed)} repetitions would decide it" + (f" ({'; '.join(said)})" if said else "")
     return f"power: more repetitions cannot decide it ({why_not})"
 
@@ -746,18 +748,18 @@ def _more_samples(got, n: int, what: str) -> np.ndarray:
     if x.size < n: raise ValueError(f"{what} returned {x.size} per-seed value(s): the follow-up asked for {n} repetitions (the pilot's first)")
     return x
 
-def _follow_up_note(n_before: int, ns, z_second: float) -> str:
-    "What a follow-up did, for the row's reason."
+def _follow_up_note(look: int, n_before: int, ns, z_look: float) -> str:
+    "What one follow-up did, for the row's reason."
     lo, hi = min(ns), max(ns)
-    return (f"; followed up: {len(ns)} undecided cell(s) re-run at {lo}{f' to {hi}' if hi > lo else ''} repetitions "
-            f"(the pilot's {n_before} first), tested again at the second look's z={_g(z_second)}")
+    return (f"; look {look} of {LOOKS}: {len(ns)} undecided cell(s) re-run at {lo}{f' to {hi}' if hi > lo else ''} repetitions "
+            f"(the first {n_before} as before), tested at z={_g(z_look)}")
 
 def claim_number(claim: str, paper: float, samples, digits: int | None = None, paper_runs: int | None = 1,
                  context: str = "", z: float = Z_CLAIM, margin: float | None = None, more=None, reach: int = REPS_REACH) -> dict:
     """A numeric claim: `differs` when |paper - mean| > tol = z sd sqrt(1/paper_runs + 1/n) (paper_runs=None: an exact value;
     at least half a unit of the last printed digit); else `reproduced` when tol <= margin (default MEANINGFUL |paper|), else `inconclusive`.
-    `more(n)`, if given, returns the per-seed values of n repetitions (the first those of `samples`): called once, when the row
-    is inconclusive and repetitions can decide it (a follow-up, judged at the second look's z), with n at most `reach`."""
+    `more(n)`, if given, returns the per-seed values of n repetitions (the first those of `samples`): called while the row is
+    inconclusive and repetitions can decide it, at most LOOKS - 1 times (follow-ups, judged at the Bonferroni z over the looks), n at most `reach`."""
     inv_r = 0.0 if paper_runs is None else 1 / check_int(paper_runs, "paper_runs", minimum=1)
     floor = 0.0 if digits is None else 0.5 * 10.0 ** -check_int(digits, "digits", minimum=0)
     paper = float(paper)
@@ -773,12 +775,14 @@ def claim_number(claim: str, paper: float, samples, digits: int | None = None, p
         need = reps_needed(lambda k: tol_at(k, sd, z_) <= margin) if floor <= margin else math.inf
         return v, n, m, sd, tol, need
     v, n, m, sd, tol, need = judge(samples, z)
-    followed = ""
-    if v == "inconclusive" and more is not None and math.isfinite(need):
-        n_f = min(reps_needed(lambda k: tol_at(k, sd, z + FOLLOW_UP_POWER_Z) <= margin), _reach(reach))
-        n0, z = n, bonferroni_z(z, LOOKS)
-        v, n, m, sd, tol, need = judge(_more_samples(more(int(n_f)), int(n_f), "more(n)"), z)
-        followed = _follow_up_note(n0, [n], z)
+    followed, look, z_look = "", 1, bonferroni_z(z, LOOKS)
+    while v == "inconclusive" and more is not None and math.isfinite(need) and look < LOOKS:
+        n_f = int(min(reps_needed(lambda k: tol_at(k, sd, z_look + FOLLOW_UP_POWER_Z) <= margin), _reach(reach)))
+        if n_f <= n: break                                   # the reach is spent
+        n0, look = n, look + 1
+        v, n, m, sd, tol, need = judge(_more_samples(more(n_f), n_f, "more(n)"), z_look)
+        followed += _follow_up_note(look, n0, [n], z_look)
+    z = z_look if look > 1 else z
     gap = m - paper
     why = f"our mean is {_g(abs(gap))} {'above' if gap > 0 else 'below'} the paper's {_g(paper)}, {'within' if v != 'differs' else 'outside'} ±{_g(tol)}" + followed
     if v == "inconclusive":
@@ -786,7 +790,7 @@ def claim_number(claim: str, paper: float, samples, digits: int | None = None, p
         if floor > margin: why_not = f"the paper prints ±{_g(floor)}"
         elif own > margin: why_not = f"the paper's own {'run varies' if inv_r == 1 else f'{round(1 / inv_r)} runs vary'} by ±{_g(own)} at z={_g(z)}"
         else: why_not = f"more than {REPS_REACH} repetitions"
-        why += f", wider than the ±{_g(margin)} that matters; " + _power_note(need, n, why_not)
+        why += f", wider than the ±{_g(margin)} that matters; " + _power_note(need, n, why_not, spent=look == LOOKS)
     return _row(claim, _g(paper), f"{_g(m)} ± {_g(sd)} (n={n})", f"±{_g(tol)}", v, why, context, need if v == "inconclusive" else None)
 
 def _direction(diffs, z, z_other=None):
@@ -809,34 +813,38 @@ def _reach(reach) -> int:
     "The most repetitions a follow-up may run: 2..REPS_REACH (a smoke run passes a few, to exercise its follow-ups cheaply)."
     return check_int(reach, "reach", minimum=2, maximum=REPS_REACH)
 
-def _follow_up(cells: dict, zs: dict, more, reach: int = REPS_REACH) -> str:
-    """Re-run once, through `more({cell: n}) -> {cell: per-seed differences}`, the undecided cells that repetitions can decide,
-    at the n putting their pilot estimate t(z + FOLLOW_UP_POWER_Z) SE clear (at most `reach`); re-test them at the second
-    look's z. Updates `cells` and `zs` in place; returns the note for the row's reason ('' when no cell was re-run)."""
-    want = {c: min(_direction_reps(x[2], x[3], _cell_z(x, zs[c]) + FOLLOW_UP_POWER_Z), _reach(reach)) for c, x in cells.items()
-            if x[0] == "inconclusive" and math.isfinite(_direction_reps(x[2], x[3], _cell_z(x, zs[c])))}
-    if not want: return ""
-    want = {c: int(n) for c, n in want.items()}
-    got = more(dict(want))
-    lost = [c for c in want if c not in got]
-    if lost: raise ValueError(f"more() returned no values for cell(s) {lost[:3]}: it must return every cell it was asked for")
-    n0 = min(cells[c][1] for c in want)
-    for c, n in want.items():
-        zs[c] = tuple(bonferroni_z(x, LOOKS) for x in zs[c])
-        cells[c] = _direction(_more_samples(got[c], n, f"more()[{c!r}]"), *zs[c])
-    return _follow_up_note(n0, list(want.values()), zs[next(iter(want))][0])
+def _follow_ups(cells: dict, zs: dict, more, reach: int, verdict) -> tuple[str, int]:
+    """While verdict() is inconclusive (at most LOOKS - 1 times): re-run, through `more({cell: n}) -> {cell: per-seed
+    differences}`, the undecided cells that repetitions can decide, at the n putting their estimate t(z + FOLLOW_UP_POWER_Z)
+    SE clear (at most `reach`), and re-test them at the Bonferroni z over the LOOKS looks. Updates `cells` and `zs` in place;
+    returns (the note for the row's reason, the looks taken)."""
+    first, note, look = dict(zs), "", 1
+    while verdict() == "inconclusive" and look < LOOKS:
+        want = {c: int(min(_direction_reps(x[2], x[3], _cell_z(x, zs[c]) + FOLLOW_UP_POWER_Z), _reach(reach))) for c, x in cells.items()
+                if x[0] == "inconclusive" and math.isfinite(_direction_reps(x[2], x[3], _cell_z(x, zs[c])))}
+        want = {c: n for c, n in want.items() if n > cells[c][1]}       # a cell at its reach already is not re-run
+        if not want: break
+        got = more(dict(want))
+        lost = [c for c in want if c not in got]
+        if lost: raise ValueError(f"more() returned no values for cell(s) {lost[:3]}: it must return every cell it was asked for")
+        n0, look = min(cells[c][1] for c in want), look + 1
+        for c, n in want.items():
+            zs[c] = tuple(bonferroni_z(x, LOOKS) for x in first[c])
+            cells[c] = _direction(_more_samples(got[c], n, f"more()[{c!r}]"), *zs[c])
+        note += _follow_up_note(look, n0, list(want.values()), zs[next(iter(want))][0])
+    return note, look
 
 def claim_sign(claim: str, paper_says: str, diffs, context: str = "", z: float = Z_CLAIM, more=None, reach: int = REPS_REACH) -> dict:
     """A direction, measured as per-seed differences whose claimed sign is positive: reproduced / refuted at z standard errors, else inconclusive with a power note.
-    `more(n)`, if given, returns the differences of n repetitions (the first those of `diffs`), n at most `reach`: a follow-up when repetitions can decide it."""
+    `more(n)`, if given, returns the differences of n repetitions (the first those of `diffs`), n at most `reach`: follow-ups while repetitions can decide it."""
     cells, zs = {0: _direction(diffs, z)}, {0: (z, z)}
-    followed = _follow_up(cells, zs, (lambda want: {0: more(want[0])}), reach) if more is not None and cells[0][0] == "inconclusive" else ""
+    followed, look = _follow_ups(cells, zs, lambda want: {0: more(want[0])}, reach, lambda: cells[0][0]) if more is not None else ("", 1)
     v, n, m, sd, se, k, _ = cells[0]
     why = {"reproduced": f"the difference is {_g(m / se) if se else 'infinitely many'} standard errors on the claimed side",
            "refuted": f"the difference is {_g(-m / se) if se else 'infinitely many'} standard errors on the other side",
            "inconclusive": f"the difference is within {_g(k)} standard errors of 0"}[v] + followed
     need = _direction_reps(m, sd, _cell_z(cells[0], zs[0])) if v == "inconclusive" else None
-    if v == "inconclusive": why += "; " + _power_note(need, n, f"the mean difference is {_g(m)} ± {_g(se)}: 0 within its spread")
+    if v == "inconclusive": why += "; " + _power_note(need, n, f"the mean difference is {_g(m)} ± {_g(se)}: 0 within its spread", spent=look == LOOKS)
     return _row(claim, paper_says, f"{_g(m)} ± {_g(sd)} (n={n})", f"{_g(k)} SE = {_g(k * se)}", v, why, context, need)
 
 def _quantified(res: dict, quantifier: str) -> tuple[str, int, int]:
@@ -855,7 +863,8 @@ def claim_cells(claim: str, paper_says: str, diffs_by_cell: dict, quantifier: st
     the Bonferroni z over the cells where one cell can decide it: every (reproduced: all hold; refuted: one the other way),
     most (more than half hold / at least half the other way), some (one holds / all the other way); else inconclusive.
     `more({cell: n})`, if given, returns {cell: differences of n repetitions, the first the pilot's}: called once when the row is
-    inconclusive, for its undecided cells that repetitions can decide (a follow-up, judged at the second look's z), n at most `reach`."""
+    inconclusive, for its undecided cells that repetitions can decide, at most LOOKS - 1 times (follow-ups, judged at the
+    Bonferroni z over the looks), n at most `reach`."""
     if quantifier not in QUANTIFIERS: raise ValueError(f"quantifier={quantifier!r} is not allowed: quantifier must be one of {QUANTIFIERS}")
     if not diffs_by_cell: raise ValueError("diffs_by_cell is empty: at least one cell is needed")
     n = len(diffs_by_cell)
@@ -863,8 +872,8 @@ def claim_cells(claim: str, paper_says: str, diffs_by_cell: dict, quantifier: st
     z_pair = {"every": (z, zb), "most": (zb, zb), "some": (zb, z)}[quantifier]
     cells = {c: _direction(d, *z_pair) for c, d in diffs_by_cell.items()}
     zs = {c: z_pair for c in cells}
-    v = _quantified({c: x[0] for c, x in cells.items()}, quantifier)[0]
-    followed = _follow_up(cells, zs, more, reach) if more is not None and v == "inconclusive" else ""
+    verdict = lambda: _quantified({c: x[0] for c, x in cells.items()}, quantifier)[0]
+    followed, look = _follow_ups(cells, zs, more, reach, verdict) if more is not None else ("", 1)
     res = {c: x[0] for c, x in cells.items()}
     v, k, r = _quantified(res, quantifier)
     named = lambda w: ", ".join(map(str, [c for c, x in res.items() if x == w][:max_named]))
@@ -876,7 +885,8 @@ def claim_cells(claim: str, paper_says: str, diffs_by_cell: dict, quantifier: st
         need = {c: _direction_reps(cells[c][2], cells[c][3], _cell_z(cells[c], zs[c])) for c in undecided}
         hard = max(need, key=need.get)
         why += "; " + _power_note(need[hard], cells[hard][1],
-                                  f"cell {hard} has a mean difference of {_g(cells[hard][2])} ± {_g(cells[hard][4])}: 0 within its spread", hard)
+                                  f"cell {hard} has a mean difference of {_g(cells[hard][2])} ± {_g(cells[hard][4])}: 0 within its spread", hard,
+                                  spent=look == LOOKS)
     tol = (f"z={_g(z)} SE per cell (t-corrected)" + (f"; {'holding' if quantifier != 'every' else 'the other way'}"
            f"{' and the other way' if quantifier == 'most' else ''} at the Bonferroni z={_g(zb)} over {n} cells" if n > 1 else ""))
     return _row(claim, paper_says, f"{k}/{n} cells as claimed, {r} opposite", tol, v, why, context, need[hard] if hard is not None else None)
