@@ -776,7 +776,8 @@ def claim_number(claim: str, paper: float, samples, digits: int | None = None, p
         return v, n, m, sd, tol, need
     v, n, m, sd, tol, need = judge(samples, z)
     followed, look, z_look = "", 1, bonferroni_z(z, LOOKS)
-    while v == "inconclusive" and more is not None and math.isfinite(need) and look < LOOKS:
+    while v == "inconclusive" and more is not None and look < LOOKS:
+        if not math.isfinite(reps_needed(lambda k: tol_at(k, sd, z_look) <= margin)): break    # no n decides it at the follow-ups' z
         n_f = int(min(reps_needed(lambda k: tol_at(k, sd, z_look + FOLLOW_UP_POWER_Z) <= margin), _reach(reach)))
         if n_f <= n: break                                   # the reach is spent
         n0, look = n, look + 1
