@@ -850,3 +850,14 @@ def test_run_grid_from_a_script_on_standard_input_fails_early_and_clearly(tmp_pa
     assert p.returncode == 1 and "rows" not in p.stdout and "BrokenProcessPool" not in p.stderr, p.stderr[-2000:]
     last = p.stderr.strip().splitlines()[-1]
     assert last.startswith("wevent_nb.experiments.UnguardedScript: ") and "<stdin>" in last and 'executor="serial"' in last
+
+
+def test_a_store_serves_a_grid_that_sweeps_what_another_fixed(tmp_path):
+    "The delay paper's Fig. 6 sweeps BucOrder's m where Figs. 2-3 fix it: one key, one seed; the frame must carry this grid's m column."
+    store = tmp_path / "s.sqlite"
+    fixed = _grid(mechanisms={"U": (ToyUniform, {"w": 5})}, params={"eps": [0.5, 1.0]})
+    swept = _grid(mechanisms={"U": (ToyUniform, {})}, params={"eps": [0.5, 1.0], "w": [5]})
+    _run(fixed, store=store, executor="serial")
+    served = _run(swept, store=store, executor="serial")
+    assert served.attrs["computed"] == 0 and (served["w"] == 5).all()               # the former code: w missing (None) in every row
+    pd.testing.assert_frame_equal(served.drop(columns="seconds"), _run(swept, executor="serial").drop(columns="seconds"), check_like=True)

@@ -616,8 +616,9 @@ def run_grid(grid: Grid, store: ResultStore | str | Path | None = None, executor
                 todo, others = claims.wait(others) if others else ([], [])    # computes what an owner that is gone left
         computed = len(recs)
         if store is not None: recs.update(store.records([c.key for c in cells if c.key not in recs]))
-        # JSON round trip: fresh and stored records give identical frames
-        ordered = [{**recs[c.key], "params": json.loads(json.dumps(recs[c.key]["params"]))} for c in cells if c.key in recs]
+        # this grid's split of the parameters (a stored record may come from a grid that fixed what this one sweeps: one key,
+        # one seed); a JSON round trip, so that fresh and stored records give identical frames
+        ordered = [{**recs[c.key], "params": json.loads(json.dumps(c.params)), "fixed": c.fixed} for c in cells if c.key in recs]
         df = records_to_frame(ordered, list(grid.params))
         df.attrs.update(computed=computed, skipped=len(cells) - computed - len(failed))
     finally:
