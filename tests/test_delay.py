@@ -327,3 +327,14 @@ def test_paper_calibration_of_algorithm_6_is_opt_in():
         rel = cls(0.7, 5, dev_sens_factor=1, allow_unproven=True).run(s, rng=3)
         assert rel.private is False and "half of dev's sensitivity" in rel.reason
         assert cls(0.7, 5).run(s, rng=3).private
+
+
+def test_bucorder_monotone_sums_is_the_authors_post_processing():
+    "Sums raised to a filled lower neighbour's processed sum, then clipped to [j m n, (j+1) m n - 1]; an empty neighbour lifts nothing."
+    S, size, j, bat = np.array([25.0, 5.0, 40.0, 3.0]), np.array([2.0, 1.0, 1.0, 1.0]), np.array([0, 1, 3, 0]), np.array([0, 0, 0, 1])
+    np.testing.assert_array_equal(D._monotone_sums(S, size, j, bat, 10.0), [19.0, 19.0, 39.0, 3.0])   # batch 1 starts afresh
+    st = D.ScalarStream(np.linspace(0, 600, 100), 0.0, 612.0)
+    a = D.BucOrder(0.5, 10, m=100.0, bucket_clip="monotone_sums").run(st, np.random.default_rng(1))
+    b = D.BucOrder(0.5, 10, m=100.0).run(st, np.random.default_rng(1))
+    assert a.params["bucket_clip"] == "monotone_sums" and not np.array_equal(a.estimates, b.estimates)
+    with pytest.raises(ValueError, match="bucket_clip"): D.BucOrder(0.5, 10, bucket_clip="sums")

@@ -15,7 +15,7 @@ from .baselines import PeGaSus, check_choice
 from .engine import njit, pairwise_sum, lap, Port, NO_PORT, NO_RNG, _port_laplace
 
 # %% auto #0
-__all__ = ['DELAY_PAPER', 'GROUPING_SITES', 'DELAY_PARAMS', 'DELAY_NOISE_ROLES', 'dev', 'improvement_threshold',
+__all__ = ['DELAY_PAPER', 'GROUPING_SITES', 'BUCKET_CLIPS', 'DELAY_PARAMS', 'DELAY_NOISE_ROLES', 'dev', 'improvement_threshold',
            'truncation_quality', 'tau_candidates', 'select_tau', 'BatchDraws', 'as_draws', 'continuous_grouping',
            'group_deviations', 'discontinuous_grouping', 'release_groups', 'comporder_pairs', 'comporder_bits',
            'comporder_postprocess', 'grr_buckets', 'bucket_of', 'bucorder_draws', 'bucorder_release', 'DelayMechanism',
@@ -440,8 +440,24 @@ def bucorder_draws(rng, n, n_b, eps_g, scale, alt=None) -> tuple:
     cat = lambda parts, dt: np.concatenate(parts) if parts else np.zeros(0, dt)
     return cat(keep, bool), cat(other, np.int64), cat(z, float)
 
-def bucorder_release(Y, mask, m, n_b, d, eps_g, eps_p, sens, rng, clip=True, ahead=None):
-    "Algorithm 5 on every row (batch): GRR buckets, Laplace on each bucket's sum, mean clipped to the bucket's range; drawn batch after batch (`bucorder_draws`, or `ahead`: those draws taken before)."
+BUCKET_CLIPS = ("mean", "monotone_sums")   # Algorithm 5's post-processing: the paper's, the authors' code's
+
+def _monotone_sums(S, size, j, bat, m):
+    """The authors' post-processing of a batch's noisy bucket sums S (buckets j in ascending order within each batch bat):
+    a bucket whose lower neighbour j - 1 is filled takes at least that neighbour's processed sum, then every sum is clipped
+    to [j m size, (j + 1) m size - 1] (an empty neighbour's sum is clipped to -1 in their code, so it lifts nothing)."""
+    out = np.empty_like(S)
+    for i in range(S.size):
+        s = S[i]
+        if i and bat[i - 1] == bat[i] and j[i - 1] == j[i] - 1: s = max(s, out[i - 1])
+        out[i] = min(max(s, j[i] * m * size[i]), (j[i] + 1) * m * size[i] - 1)
+    return out
+
+def bucorder_release(Y, mask, m, n_b, d, eps_g, eps_p, sens, rng, clip="mean", ahead=None):
+    """Algorithm 5 on every row (batch): GRR buckets, Laplace on each bucket's sum, then `clip`: "mean", each mean clipped to
+    its bucket's range (the paper), or "monotone_sums", the authors' code (sums raised to their lower neighbour's, then clipped); drawn batch after batch
+    (`bucorder_draws`, or `ahead`: those draws taken before)."""
+    if clip not in BUCKET_CLIPS: raise ValueError(f"clip={clip!r} is not allowed: one of {BUCKET_CLIPS}")
     Y, mask = np.asarray(Y, float), np.asarray(mask, bool)
     nb, w = Y.shape
     sens = np.broadcast_to(np.asarray(sens, float), (nb,))
@@ -456,10 +472,9 @@ def bucorder_release(Y, mask, m, n_b, d, eps_g, eps_p, sens, rng, clip=True, ahe
     size = np.bincount(inv).astype(float)
     bat = uniq // n_b
     rank = np.arange(uniq.size) - np.searchsorted(bat, bat)   # a bucket's place among its batch's buckets
-    mean = (np.bincount(inv, Y[mask]) + z[(np.cumsum(k) - k)[bat] + rank]) / size
-    if clip:
-        j = uniq % n_b
-        mean = np.clip(mean, j * m, np.minimum((j + 1) * m, d))
+    noisy_sum, j = np.bincount(inv, Y[mask]) + z[(np.cumsum(k) - k)[bat] + rank], uniq % n_b
+    if clip == "mean": mean = np.clip(noisy_sum / size, j * m, np.minimum((j + 1) * m, d))
+    else: mean = _monotone_sums(noisy_sum, size, j, bat, m) / size
     out = np.full((nb, w), np.nan); out[mask] = mean[inv]
     return out, lab
 
@@ -913,8 +928,8 @@ class BucOrder(DelayMechanism):
     derivation = "14_delay: BucOrder (Algorithm 5; Theorems 3 and 6)"
     name, eps_g_default = "BucOrder", 0.25
     summary = "GRR bucket per value at eps/4, Lap(Delta_s/(3 eps/4)) on each bucket sum, mean clipped to the bucket"
-    def __init__(self, eps, w, m=100.0, truncation=False, interval=5, tau_step=5.0, clip_output=False, eps_g_frac=None):
-        """BucOrder's parameters: DelayMechanism's and the bucket width m.
+    def __init__(self, eps, w, m=100.0, truncation=False, interval=5, tau_step=5.0, clip_output=False, eps_g_frac=None, bucket_clip="mean"):
+        """BucOrder's parameters: DelayMechanism's, the bucket width m and the post-processing of the bucket sums.
 
         Parameters
         ----------
@@ -922,17 +937,24 @@ class BucOrder(DelayMechanism):
             The bucket width, in the data's units: GRR assigns each value one of n_b = ceil(|d|/m) buckets over the
             public domain. A finite real > 0 (check_positive). Default 100.0: the paper's m = 100 (Section VII;
             10,000 on Outpatient; Fig. 6 varies it; section "Reproduction (Section VII)").
+        bucket_clip : str
+            "mean", each bucket's noisy mean clipped to the bucket's range (Algorithm 5), or "monotone_sums", the
+            authors' code: bucket sums made non-decreasing across adjacent filled buckets, then clipped to
+            [j m n_j, (j + 1) m n_j - 1]. Both are post-processing (free). One of the two (ValueError otherwise).
+            Default "mean" (comparison "the authors' BucOrder post-processes the sums").
         """
         super().__init__(eps, w, truncation, interval, tau_step, clip_output, eps_g_frac)
         self.m = check_positive(m, "m")
+        if bucket_clip not in BUCKET_CLIPS: raise ValueError(f"bucket_clip={bucket_clip!r} is not allowed: one of {BUCKET_CLIPS}")
+        self.bucket_clip = bucket_clip
     @property
-    def params(self) -> dict: return {**super().params, "m": self.m}
+    def params(self) -> dict: return {**super().params, "m": self.m, "bucket_clip": self.bucket_clip}
     def _init(self):
         self.n_b = max(1, math.ceil(self._d / self.m))    # buckets over the whole public domain (also when truncating)
         self._alt = np.random.default_rng(int(self._rng.integers(1 << 63)))   # GRR's alternatives: a generator of their own, seeded from rng
     def _draw_ahead(self, b0, mask, sens, eps_p): return bucorder_draws(self._rng, mask.sum(1), self.n_b, self.eps_g, sens / eps_p, self._alt)
     def _process(self, Y, mask, sens, eps_p, ahead=None):
-        out, lab = bucorder_release(Y, mask, self.m, self.n_b, self._d, self.eps_g, eps_p, sens, self._rng, ahead=ahead)
+        out, lab = bucorder_release(Y, mask, self.m, self.n_b, self._d, self.eps_g, eps_p, sens, self._rng, self.bucket_clip, ahead=ahead)
         self._record("bucket", lab)
         return out
     def _extra_info(self) -> dict:
