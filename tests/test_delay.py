@@ -20,6 +20,7 @@ def settings(name):
     yield {}
     if name in TRUNCATING: yield {"truncation": True}
     if name == "CompOrder": yield {"rule": "artifact"}
+    if name.startswith("Discontin"): yield {"threshold": "per_test"}
 
 
 class ZeroNoise(np.random.Generator):
@@ -338,3 +339,39 @@ def test_bucorder_monotone_sums_is_the_authors_post_processing():
     b = D.BucOrder(0.5, 10, m=100.0).run(st, np.random.default_rng(1))
     assert a.params["bucket_clip"] == "monotone_sums" and not np.array_equal(a.estimates, b.estimates)
     with pytest.raises(ValueError, match="bucket_clip"): D.BucOrder(0.5, 10, bucket_clip="sums")
+
+
+def _alg2_per_test_one_batch(y, eps_g, theta, sens, w, rng):
+    "Algorithm 2 with the authors' threshold on one batch, value by value: at position k, k tests then k thresholds; the j-th test against |G_j| theta plus the j-th threshold."
+    s = 2 * w - 1
+    groups, lab = [], np.full(len(y), -1)
+    for k, v in enumerate(y):
+        z, t = rng.laplace(0.0, 4 * s * sens / eps_g, k), rng.laplace(0.0, 2 * s * sens / eps_g, k)
+        j = next((j for j, G in enumerate(groups) if _dev_with(G, v) + z[j] < len(G) * theta + t[j]), None)
+        if j is None: j = len(groups); groups.append([])
+        groups[j].append(v); lab[k] = j
+    return lab
+
+
+def test_discontinuous_per_test_threshold_is_the_authors():
+    "threshold='per_test': every judgement against |G| theta plus a threshold noise of its own (k tests, then k thresholds at position k; none per group)."
+    g = np.random.default_rng(23)
+    for c in range(40):
+        w, hi = int(g.choice([3, 8, 15])), float(g.choice([10, 100, 1000]))
+        y = g.random(w) * hi
+        if c % 2: y = np.floor(y)
+        args = (y[None], np.ones((1, w), bool), float(g.choice([1.0, 30.0, 1000.0])), hi * float(g.choice([0.05, 0.5, 3.0])), hi, w)
+        np.testing.assert_array_equal(D.discontinuous_grouping(*args, np.random.default_rng(c), "per_test")[0],
+                                      _alg2_per_test_one_batch(y, *args[2:], np.random.default_rng(c)))
+    y, one = np.array([[0.0, 1.0, 2.0]]), np.ones((1, 3), bool)   # noise off: dev({0, 1, 2}) = 2 is below |G| theta = 3, not below theta = 1.5
+    np.testing.assert_array_equal(D.discontinuous_grouping(y, one, 1.0, 1.5, 10.0, 3, ZeroNoise(), "per_test"), [[0, 0, 0]])
+    np.testing.assert_array_equal(D.discontinuous_grouping(y, one, 1.0, 1.5, 10.0, 3, ZeroNoise()), [[0, 0, 1]])
+    s, w = stream(23, 4), 5                                      # four batches of 5 and one of 3
+    _, draws = _scales(D.DiscontinReduce(0.9, w, threshold="per_test"), s)
+    svt = [(d.site, d.size) for d in draws if d.site in D.GROUPING_SITES]
+    assert svt == [(site, k) for n in (5, 5, 5, 5, 3) for k in range(1, n) for site in ("_svt_query_noise", "_svt_threshold_noise")]
+    for cls in (D.DiscontinReduce, D.DiscontinPP):
+        a, b = cls(0.9, w, threshold="per_test").run(s, rng=2), cls(0.9, w).run(s, rng=2)
+        assert a.params["threshold"] == "per_test" and b.params["threshold"] == "per_group" and not np.array_equal(a.estimates, b.estimates)
+        with pytest.raises(ValueError, match="threshold"): cls(0.9, w, threshold="fresh")
+    with pytest.raises(ValueError, match="threshold"): D.discontinuous_grouping(y, one, 1.0, 1.5, 10.0, 3, ZeroNoise(), "fresh")
