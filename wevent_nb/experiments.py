@@ -864,7 +864,7 @@ def claim_cells(claim: str, paper_says: str, diffs_by_cell: dict, quantifier: st
     A cell holds / goes the other way at z standard errors (t-corrected) where the verdict needs all cells to agree, and at
     the Bonferroni z over the cells where one cell can decide it: every (reproduced: all hold; refuted: one the other way),
     most (more than half hold / at least half the other way), some (one holds / all the other way); else inconclusive.
-    `more({cell: n})`, if given, returns {cell: differences of n repetitions, the first the pilot's}: called once when the row is
+    `more({cell: n})`, if given, returns {cell: differences of n repetitions, the first the pilot's}: called while the row is
     inconclusive, for its undecided cells that repetitions can decide, at most LOOKS - 1 times (follow-ups, judged at the
     Bonferroni z over the looks), n at most `reach`."""
     if quantifier not in QUANTIFIERS: raise ValueError(f"quantifier={quantifier!r} is not allowed: quantifier must be one of {QUANTIFIERS}")
