@@ -17,14 +17,16 @@ from .core import (check_int, check_fraction, check_eps, check_positive, check_w
                             NumericPopulation, PersonalizedPopulation, ScalarStream)
 
 # %% auto #0
-__all__ = ['LDP_IDS_MODELS', 'PBD_MODELS', 'STANDINS', 'ENV_VAR', 'DATASETS', 'ALIASES', 'PAPER_DATASETS', 'lns_probabilities',
-           'sin_probabilities', 'log_probabilities', 'binary_aggregate', 'binary_population', 'ldp_ids_synthetic',
-           'pbd_synthetic', 'budget_levels', 'window_levels', 'personalized_params', 'two_type_params',
-           'personalized_population', 'pbd_personalized_synthetic', 'spas_syn1', 'spas_syn2', 'spas_syn3',
-           'capp_constant', 'capp_pulse', 'capp_sinusoidal', 'capp_sin_data', 'markov_population', 'standin',
-           'load_user_matrix', 'ChecksumMismatch', 'cache_dir', 'data_home', 'sha256_file', 'DatasetInfo',
-           'ShiftedHistogramStream', 'shift_offset', 'histogram_stream', 'signed_counts', 'get_dataset_info', 'fetch',
-           'dataset_path', 'load', 'list_datasets', 'scale_counts', 'expand_to_aggregate', 'expand_to_users']
+__all__ = ['LDP_IDS_MODELS', 'PBD_MODELS', 'PERIOD_MIN', 'PERIODIC_DEFAULTS', 'BENCHMARK_AMPLITUDES', 'BENCHMARK_PERIODS',
+           'BENCHMARK_BATCH', 'BENCHMARK_PERIODIC', 'STANDINS', 'ENV_VAR', 'DATASETS', 'ALIASES', 'PAPER_DATASETS',
+           'lns_probabilities', 'sin_probabilities', 'log_probabilities', 'binary_aggregate', 'binary_population',
+           'ldp_ids_synthetic', 'pbd_synthetic', 'budget_levels', 'window_levels', 'personalized_params',
+           'two_type_params', 'personalized_population', 'pbd_personalized_synthetic', 'spas_syn1', 'spas_syn2',
+           'spas_syn3', 'capp_constant', 'capp_pulse', 'capp_sinusoidal', 'capp_sin_data', 'periodic_stream',
+           'benchmark_periodic', 'list_generated', 'markov_population', 'standin', 'load_user_matrix',
+           'ChecksumMismatch', 'cache_dir', 'data_home', 'sha256_file', 'DatasetInfo', 'ShiftedHistogramStream',
+           'shift_offset', 'histogram_stream', 'signed_counts', 'get_dataset_info', 'fetch', 'dataset_path', 'load',
+           'list_datasets', 'scale_counts', 'expand_to_aggregate', 'expand_to_users']
 
 # %% ../nbs/02_data.ipynb #56b69871
 def lns_probabilities(T: int = 800, p0: float = 0.05, sd: float = 0.0025, rng=None, round_decimals: int | None = None,
@@ -209,6 +211,122 @@ def capp_sin_data(d: int = 5, T: int = 1000, phases=None) -> NumericPopulation:
     ph = np.zeros(d) if phases is None else check_array(phases, "phases", ndim=1, shape=(d,))
     k, t = np.arange(1, d + 1)[:, None], np.arange(1, T + 1)[None, :]
     return NumericPopulation(np.clip(0.5 + 0.5 * np.sin(2 * np.pi * k / 100 * t + ph[:, None]), 0, 1), name=f"CAPP Sin-data d={d}")
+
+# %% ../nbs/02_data.ipynb #ff6b6043
+PERIOD_MIN = 4            # Generator.min_period_length: a period is redrawn until it lasts at least 4 timestamps
+PERIODIC_DEFAULTS = dict(  # the Java Generator's constants and Experiment.runArtificalExperiments' settings
+    T=1000,               # streamLength = 1000
+    period=80,            # the period length of Figs. 2a-2b (Eval.java reads only the period_length80 results)
+    basis=1.3,            # basis = 1.3: the one growth factor the benchmark runs
+    period_sd=2.0,        # deviation_period_length = 2.0
+    min_value=2.0,        # min_period_value = 2: the level that keeps the stream away from 0 ("avoid sparsity problems")
+    start_spread=2.0)     # avg_deviation_period_value = 2.0: a period starts uniformly in [min_value, min_value + 2)
+
+def _check_real(x, name, lo, allowed, strict=False):
+    if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)) or not math.isfinite(float(x)) \
+            or (float(x) <= lo if strict else float(x) < lo):
+        raise ValueError(f"{name}={x!r} is not allowed: {name} must be {allowed}")
+    return float(x)
+
+def _periodic_draw(T, period, basis, period_sd, min_value, start_spread, rng):
+    x, t = np.empty(T), 0
+    while t < T:
+        L = 0
+        while L < PERIOD_MIN: L = int(rng.normal(period, period_sd))   # int() truncates toward 0, as Java's (int) cast
+        h, k = L // 2, np.arange(min(L, T - t))
+        x[t:t + k.size] = rng.uniform(min_value, min_value + start_spread) * basis ** np.where(k < h, k, 2 * h - 2 - k)
+        t += L
+    return x
+
+def periodic_stream(T: int = 1000, period: int = 80, basis: float = 1.3, period_sd: float = 2.0, min_value: float = 2.0,
+                    start_spread: float = 2.0, max_value: float | None = None, batch: int = 1, to_int: str | None = None,
+                    rng=None, name: str = "") -> HistogramStream:
+    """The w-event benchmark's artificial periodic stream (Schaeler et al., PVLDB 2023; datagenerator/Generator.java), d = 1.
+
+    Parameters
+    ----------
+    T : int
+        The stream length in timestamps, an integer >= 1 (check_int). Default 1000: streamLength of the benchmark's
+        artificial experiments (Experiment.runArtificalExperiments).
+    period : int
+        The average period length before truncation, an integer >= 4 (check_int; 4 is the Java's min_period_length).
+        Each period lasts int(N(period, period_sd)) timestamps, redrawn below 4; the truncation makes the mean period
+        about period - 1/2. Default 80: the period of the benchmark's Figs. 2a-2b.
+    basis : float
+        The growth factor: a period grows by basis a step for floor(L/2) - 1 steps, then shrinks by it. A finite real
+        >= 1 (1 gives flat periods). Default 1.3: the only basis the benchmark runs.
+    period_sd : float
+        The standard deviation of a period's length before truncation, a finite real >= 0. Default 2.0: the Java's
+        deviation_period_length.
+    min_value : float
+        The level: a period starts uniformly in [min_value, min_value + start_spread), and scaling keeps min_value
+        fixed. A finite real >= 0. Default 2.0: the Java's min_period_value.
+    start_spread : float
+        The width of a period's uniform starting value, a finite real >= 0. Default 2.0: the Java's
+        avg_deviation_period_value.
+    max_value : float or None
+        Scale to this maximum: x -> min_value + (x - min_value) (max_value - min_value) / (M - min_value), M the
+        largest unscaled value of the batch. A finite real > min_value, or None (no scaling). Default None: the Java
+        Generator's own output. The benchmark's amplitude a is max_value = a + min_value (BENCHMARK_PERIODIC).
+    batch : int
+        How many streams the scaling's maximum M is taken over (drawn in sequence, the first returned), an integer
+        >= 1, > 1 only with max_value. Default 1: the stream reaches max_value exactly. The benchmark scales over 100
+        streams (StreamScalerAndStretcher) and runs the first, so its streams peak below their maximum.
+    to_int : str or None
+        Counts: "round" (half up, the Java's Math.round in forceTruncate) or "floor", applied after scaling, or None.
+        Default None: the benchmark's artificial runs keep real values (DO_ROUND and Mechansim.TRUNCATE are false).
+    rng : numpy Generator, int seed, SeedSequence or None
+        The randomness (as_rng). Default None: fresh entropy.
+    name : str
+        The stream's name. Default "": a name from the parameters.
+    """
+    T, period = check_int(T, "T", minimum=1), check_int(period, "period", minimum=PERIOD_MIN)
+    basis = _check_real(basis, "basis", 1.0, "a finite real number >= 1")
+    period_sd = _check_real(period_sd, "period_sd", 0.0, "a finite real number >= 0")
+    min_value = _check_real(min_value, "min_value", 0.0, "a finite real number >= 0")
+    start_spread = _check_real(start_spread, "start_spread", 0.0, "a finite real number >= 0")
+    if max_value is not None: max_value = _check_real(max_value, "max_value", min_value, f"None or a finite real number > min_value = {min_value}", strict=True)
+    batch = check_int(batch, "batch", minimum=1)
+    if batch > 1 and max_value is None: raise ValueError(f"batch={batch} is not allowed without max_value: the batch only sets the scaling's maximum")
+    if to_int not in (None, "round", "floor"): raise ValueError(f"to_int={to_int!r} is not allowed: to_int must be None (the default), 'round' or 'floor'")
+    rng = as_rng(rng)
+    xs = [_periodic_draw(T, period, basis, period_sd, min_value, start_spread, rng) for _ in range(batch)]
+    x = xs[0]
+    if max_value is not None:
+        top = max(float(s.max()) for s in xs)
+        if top <= min_value: raise ValueError(f"the stream is flat at min_value={min_value} (start_spread=0 and basis=1): it cannot be scaled to max_value={max_value}")
+        x = min_value + (x - min_value) * ((max_value - min_value) / (top - min_value))
+    if to_int is not None: x = np.floor(x + 0.5) if to_int == "round" else np.floor(x)
+    if x.min() < 0:
+        raise ValueError(f"max_value={max_value} scales the troughs to {x.min():.4g} < 0 (counts must be >= 0): "
+                         f"lower max_value, or raise period or basis (a larger unscaled peak)")
+    return HistogramStream(x[:, None], name or f"periodic T={T} period={period} basis={basis:g}" + ("" if max_value is None else f" max={max_value:g}"))
+
+# %% ../nbs/02_data.ipynb #3471a0a9
+BENCHMARK_AMPLITUDES = (10, 100, 1000, 10_000)   # desriredStreamMaxValues of Experiment.runArtificalExperiments
+BENCHMARK_PERIODS = (40, 60, 80, 100, 120)       # its pLen; Eval.java plots period 80 only (Figs. 2a-2b)
+BENCHMARK_BATCH = 100                            # num_iterations_per_Mechanism: the streams the scaling's maximum is taken over
+
+def _preset(p, a):
+    fig = "Figs. 2a (eps sweep, w = 120) and 2b (w sweep, eps = 1)" if p == 80 else "run by Experiment.java, in no figure"
+    return dict(T=PERIODIC_DEFAULTS["T"], period=p, basis=PERIODIC_DEFAULTS["basis"], amplitude=a,
+                max_value=a + PERIODIC_DEFAULTS["min_value"], batch=BENCHMARK_BATCH, figure=fig)
+
+BENCHMARK_PERIODIC = {f"bench-p{p}-a{a}": _preset(p, a) for p in BENCHMARK_PERIODS for a in BENCHMARK_AMPLITUDES
+                      if (p, a) != (40, 10_000)}   # its troughs fall below 0 (the Java's own stream: -5.07): not counts
+
+def benchmark_periodic(name: str, rng=None, **overrides) -> HistogramStream:
+    "The benchmark's periodic stream `name` (a key of BENCHMARK_PERIODIC); `overrides` replace periodic_stream's arguments (e.g. T)."
+    if name not in BENCHMARK_PERIODIC: raise ValueError(f"name={name!r} is not allowed: name must be one of {', '.join(BENCHMARK_PERIODIC)}")
+    kw = {k: v for k, v in BENCHMARK_PERIODIC[name].items() if k not in ("amplitude", "figure")}
+    bad = set(overrides) - set(kw) - {"period_sd", "min_value", "start_spread", "to_int"}
+    if bad: raise ValueError(f"overrides {sorted(bad)} are not allowed: give arguments of periodic_stream other than rng and name")
+    return periodic_stream(**(kw | overrides), rng=rng, name=name)
+
+def list_generated() -> pd.DataFrame:
+    "The generated data set families (list_datasets lists the files): one row per preset of BENCHMARK_PERIODIC."
+    return pd.DataFrame([dict(name=n, function="benchmark_periodic", paper="w-event benchmark (PVLDB 2023)", **p)
+                         for n, p in BENCHMARK_PERIODIC.items()])
 
 # %% ../nbs/02_data.ipynb #022c4f2d
 STANDINS = {  # (N, T, d) of the real sets that cannot be obtained here (LDP-IDS Sec. 7.1.2, PBD/PBA Sec. 5.1)
@@ -579,7 +697,7 @@ def load(name: str, data_home=None, download: bool = False, verify: bool = True,
     return info.reader(dataset_path(info.name, data_home, download, verify, url), info, **opts)
 
 def list_datasets(data_home=None) -> pd.DataFrame:
-    "The registry as a table: name, papers, file, available, path, url, licence, kind, description."
+    "The registry of files as a table: name, papers, file, available, path, url, licence, kind, description (generated families: list_generated)."
     rows = []
     for info in DATASETS.values():
         found = next((d / info.file for d in _search_dirs(data_home) if (d / info.file).is_file()), None)
