@@ -102,3 +102,9 @@ def test_dsat_counts_its_window_not_the_benchmarks():
         d = DSAT(eps=1.0, w=w)
         rel = d.run(jump, rng=5).check()
         assert most_in_window(rel.published, w) == d.C_D
+
+
+def test_per_bin_passes_the_auditor():
+    from wevent_nb.audit import audit
+    r = audit(FAST(eps=1.0, w=3, schedule="per_bin"), n_runs=2000, rng=0)     # the searching default, as the shipped ones
+    assert r.passed, r.row()
