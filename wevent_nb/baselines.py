@@ -20,10 +20,10 @@ __all__ = ['KELLARIS', 'BASELINE_PARAMS', 'DIS', 'PUB', 'EXACT_DIS', 'WINDOW', '
            'ADA_DEVIATION', 'PEG_PERTURB', 'PEG_THRESHOLD', 'PEG_DEVIATION', 'check_real', 'check_choice', 'StepValue',
            'Recent', 'check_affordable', 'CentralBaseline', 'Uniform', 'Sample', 'bd_threshold', 'array_mean',
            'window_sum', 'ring_set', 'dissimilarity', 'bd_steps', 'BD', 'ba_steps', 'BA', 'samples_expire',
-           'samples_push', 'mean_rel_diff', 'fast_steps', 'FAST', 'dsat_steps', 'DSAT', 'DSATClipped', 'sorted_insert',
-           'sorted_median', 'group_means', 'lap_draws', 'adapub_steps', 'capacity', 'AdaPub', 'column_sum',
-           'group_deviation', 'keep_row', 'pegasus_steps', 'PeGaSus', 'Constant', 'UniformOverspend', 'BDHalfNoise',
-           'BAStaleLast', 'DSATNoThresholdNoise']
+           'samples_push', 'mean_rel_diff', 'fast_steps', 'FAST', 'FASTPerBinCapsOnly', 'dsat_steps', 'DSAT',
+           'DSATClipped', 'sorted_insert', 'sorted_median', 'group_means', 'lap_draws', 'adapub_steps', 'capacity',
+           'AdaPub', 'column_sum', 'group_deviation', 'keep_row', 'pegasus_steps', 'PeGaSus', 'Constant',
+           'UniformOverspend', 'BDHalfNoise', 'BAStaleLast', 'DSATNoThresholdNoise']
 
 # %% ../nbs/04_baselines.ipynb #59b653dd
 KELLARIS = "Kellaris et al. 2014 (used by SPAS and PBD/PBA)"
@@ -542,40 +542,63 @@ def mean_rel_diff(new, old):
 @njit(cache=True)
 def fast_steps(X, t0, o, est, pub, spent, rng, pid, exact,
                last, P, times, held, errs, ctl, prev_err, eps_pub, interval,
-               e, w, M, Q, R, P0, Kp, Ki, Kd, Ti, theta, xi, capped):
-    """FAST's step over the rows of X: `last` is the filter's mean (every release is it) and P[0] its variance (one number for
-    all bins); ctl = [samples taken, interval I, next due timestamp, the previous sample's t (-1: none)], prev_err its error."""
-    d = X.shape[1]
+               e, w, M, Q, R, P0, Kp, Ki, Kd, Ti, theta, xi, capped, shared_cap):
+    """FAST's step over the rows of X, with nb = len(P) schedules: one for all bins (nb = 1) or one per bin (nb = d, schedule
+    g: bin g). `last` is the filters' mean (every release is it); per schedule g: P[g] its variance, errs[g] its last Ti
+    feedback errors (a ring), ctl[g] = [samples taken, interval I, next due timestamp, the previous sample's t (-1: none)],
+    prev_err[g] that sample's error, times[g]/held[g] its samples in the window (a ring); times[nb]/held[nb]: the window's
+    sampling timestamps (any schedule), at most M of them (shared_cap; False: deliberately wrong, per-schedule caps only)."""
+    d, nb = X.shape[1], P.shape[0]
+    width = d // nb                                                         # the bins of schedule g: g*width .. (g+1)*width - 1
+    go = np.zeros(nb, np.bool_)
     for i in range(X.shape[0]):
         t = t0 + i; k = t - o
-        Pm = P[0] + Q                                                       # the prediction: the mean stays, the variance grows by Q
-        if not capped: held[1] = 0                                          # deliberately wrong (a test's variant): no window cap
-        samples_expire(times, held, t, w)
-        n, I = ctl[0], ctl[1]
-        due = t == 0 or n < Ti or t >= ctl[2]
-        interval[k] = I
-        if not (due and held[1] < M):                                       # not due, or the window holds M samples: predict only
-            P[0] = Pm
-            if due: ctl[2] = t + 1                                          # postponed by the window cap
-        else:                                                               # sample at t: a noisy histogram at eps/M, the Kalman correction, the PID's next interval
+        if not capped: held[:, 1] = 0                                       # deliberately wrong (a test's variant): no window cap
+        for g in range(nb + 1): samples_expire(times[g], held[g], t, w)
+        room = held[nb, 1] < M or not shared_cap                            # the window holds fewer than M sampling timestamps
+        any_go, I_min = False, ctl[0, 1]
+        for g in range(nb):
+            due = t == 0 or ctl[g, 0] < Ti or t >= ctl[g, 2]
+            I_min = min(I_min, ctl[g, 1])
+            go[g] = due and room and held[g, 1] < M
+            if not go[g]:                                                   # not due, or the window is full: predict only
+                P[g] = P[g] + Q                                             # the prediction: the mean stays, the variance grows by Q
+                if due: ctl[g, 2] = t + 1                                   # postponed by the window cap
+            any_go = any_go or go[g]
+        interval[k] = I_min
+        if any_go:                                                          # sample at t: one noisy histogram of the due bins at eps/M
             spend(pid, t, e); spent[k] += e; eps_pub[k] += e
-            z = lap_add(X[i], rng, pid, 1.0 / e, FAST_SAMPLE)
-            if n == 0: last[:] = z; P[0] = P0; err = 0.0                    # no prior: the first posterior is the first sample
-            else:
-                K = Pm / (Pm + R)
-                xm = last.copy()
-                for j in range(d): last[j] = xm[j] + K * (z[j] - xm[j])
-                P[0] = (1 - K) * Pm
-                err = mean_rel_diff(last, xm)                               # the feedback error: the mean relative correction
-            samples_push(times, held, t); ring_set(errs, n, err); n += 1; ctl[0] = n
-            if n >= Ti:                                                     # the PID on the last Ti errors sets the interval
-                D = Kp * err + Ki * (window_sum(errs, n - Ti, n) / Ti)
-                if ctl[3] >= 0 and Kd != 0: D += Kd * (err - prev_err[0]) / (t - ctl[3])
-                expo = (D - xi) / xi
-                I_new = I + np.floor(theta * (1 - math.exp(50.0 if 50.0 < expo else expo)))   # the exponent capped at 50
-                ctl[1] = int(I_new) if I_new > 1 else 1
-                ctl[2] = t + ctl[1]
-            ctl[3], prev_err[0] = t, err
+            n_go = 0
+            for g in range(nb): n_go += width if go[g] else 0
+            xs = np.empty(n_go); j = 0
+            for g in range(nb):
+                if go[g]:
+                    for b in range(g * width, (g + 1) * width): xs[j] = X[i, b]; j += 1
+            z = lap_add(xs, rng, pid, 1.0 / e, FAST_SAMPLE)
+            j = 0
+            for g in range(nb):
+                if not go[g]: continue
+                lo, hi, n = g * width, (g + 1) * width, ctl[g, 0]
+                Pm = P[g] + Q
+                if n == 0:                                                  # no prior: the first posterior is the first sample
+                    last[lo:hi] = z[j:j + width]; P[g] = P0; err = 0.0
+                else:                                                       # the Kalman correction
+                    K = Pm / (Pm + R)
+                    xm = last[lo:hi].copy()
+                    for b in range(width): last[lo + b] = xm[b] + K * (z[j + b] - xm[b])
+                    P[g] = (1 - K) * Pm
+                    err = mean_rel_diff(last[lo:hi], xm)                   # the feedback error: the mean relative correction
+                j += width
+                samples_push(times[g], held[g], t); ring_set(errs[g], n, err); n += 1; ctl[g, 0] = n
+                if n >= Ti:                                                 # the PID on the last Ti errors sets the interval
+                    D = Kp * err + Ki * (window_sum(errs[g], n - Ti, n) / Ti)
+                    if ctl[g, 3] >= 0 and Kd != 0: D += Kd * (err - prev_err[g]) / (t - ctl[g, 3])
+                    expo = (D - xi) / xi
+                    I_new = ctl[g, 1] + np.floor(theta * (1 - math.exp(50.0 if 50.0 < expo else expo)))   # the exponent capped at 50
+                    ctl[g, 1] = int(I_new) if I_new > 1 else 1
+                    ctl[g, 2] = t + ctl[g, 1]
+                ctl[g, 3], prev_err[g] = t, err
+            samples_push(times[nb], held[nb], t)
             pub[k] = True
         est[k] = last
 
@@ -583,16 +606,19 @@ def fast_steps(X, t0, o, est, pub, spent, rng, pid, exact,
 @param_docs(BASELINE_PARAMS)
 class FAST(CentralBaseline):
     "Fan & Xiong's FAST (Kalman prediction + PID sampling), w-event: at most M = ceil(ratio*w) samples per window."
-    derivation = "04_baselines: FAST (Accounting: M samples of eps/M, at most M in any window)"
+    derivation = "04_baselines: FAST (Accounting: M samples of eps/M, at most M in any window; per bin: section \"FAST per bin\")"
     name, paper = "FAST", "Fan & Xiong 2012/2014, w-event adaptation (used by SPAS)"
     summary = "Kalman filter per bin, PID-controlled sampling, at most ceil(0.075 w) samples at eps/M in any window"
     diagnostics = ("eps_pub", "interval")
     kernel, sites = staticmethod(fast_steps), ("_sample",)
     capped = True        # at most M samples in any window (False: deliberately wrong, the cap ignored)
+    shared_cap = True    # schedule "per_bin": at most M sampling timestamps of any bin in a window (False: deliberately wrong, per-bin caps only)
+    _SCHEDULES = ("shared", "per_bin")
 
     exact_noise = True   # its one draw is a sample x + Lap(1/e) of integer counts; the Kalman filter and the PID read only those samples
 
-    def __init__(self, eps, w, ratio=0.075, Q=1e5, R=1e6, P0=100.0, Kp=0.9, Ki=0.1, Kd=0.0, Ti=5, theta=5.0, xi=0.1, I0=1):
+    def __init__(self, eps, w, ratio=0.075, Q=1e5, R=1e6, P0=100.0, Kp=0.9, Ki=0.1, Kd=0.0, Ti=5, theta=5.0, xi=0.1, I0=1,
+                 schedule="shared"):
         """FAST's sampling cap and its filter and controller constants.
 
         Only ratio affects the budget (each sample spends eps/M); the filter and the PID read only the noisy samples
@@ -625,6 +651,12 @@ class FAST(CentralBaseline):
         I0 : int
             The initial sampling interval I, in timestamps. An integer >= 1 (check_int). Default 1 (sample at every
             timestamp until the PID starts): the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
+        schedule : str
+            Whose errors drive the sampling: "shared", one Kalman variance and one PID schedule for all bins, on their
+            mean relative correction; or "per_bin", a Kalman filter and a PID schedule per bin (the benchmark's idea,
+            without its blocks), which samples only its due bins, with at most M sampling timestamps of any bin in
+            a window (section "FAST per bin: the benchmark's form, made private"). One of the two (check_choice).
+            Default "shared": the SPAS authors' port, and on the four SPAS sets as good as or better than "per_bin" (same section).
         """
         super().__init__(eps, w)
         self.ratio = check_fraction(ratio, "ratio")
@@ -632,25 +664,34 @@ class FAST(CentralBaseline):
         self.Kp, self.Ki, self.Kd = check_real(Kp, "Kp"), check_real(Ki, "Ki"), check_real(Kd, "Kd")
         self.Ti, self.I0 = check_int(Ti, "Ti", minimum=1), check_int(I0, "I0", minimum=1)
         self.theta, self.xi = check_positive(theta, "theta"), check_positive(xi, "xi")
+        self.schedule = check_choice(schedule, "schedule", self._SCHEDULES)
         self.M = max(1, math.ceil(self.ratio * self.w))
 
     @property
     def params(self) -> dict:
         return {**super().params, "ratio": self.ratio, "Q": self.Q, "R": self.R, "P0": self.P0, "Kp": self.Kp,
-                "Ki": self.Ki, "Kd": self.Kd, "Ti": self.Ti, "theta": self.theta, "xi": self.xi, "I0": self.I0}
+                "Ki": self.Ki, "Kd": self.Kd, "Ti": self.Ti, "theta": self.theta, "xi": self.xi, "I0": self.I0,
+                "schedule": self.schedule}
 
     def _init(self):
         n = self.M if self._T is None else min(self.M, self._T)
-        self._P = np.array([float(self.P0)])                             # the filter's variance, the same in every bin (its mean: `_last`)
-        self._times, self._held = np.zeros(n, np.int64), np.zeros(2, np.int64)   # the samples in the window: a ring of at most M
-        self._errs = np.zeros(2 * self.Ti)                               # the last Ti feedback errors: a ring
-        self._ctl = np.array([0, self.I0, 0, -1], np.int64)              # samples taken, interval I, next due, the previous sample's t
-        self._prev_err = np.zeros(1)                                     # the previous sample's feedback error
+        nb = 1 if self.schedule == "shared" else self._d                 # schedules: one for all bins, or one per bin
+        self._P = np.full(nb, float(self.P0))                            # each schedule's filter variance (its mean: `_last`)
+        self._times, self._held = np.zeros((nb + 1, n), np.int64), np.zeros((nb + 1, 2), np.int64)   # each schedule's samples in the window, and (last row) all sampling timestamps: rings of at most M
+        self._errs = np.zeros((nb, 2 * self.Ti))                         # each schedule's last Ti feedback errors: a ring
+        self._ctl = np.tile(np.array([0, self.I0, 0, -1], np.int64), (nb, 1))   # samples taken, interval I, next due, the previous sample's t
+        self._prev_err = np.zeros(nb)                                    # each schedule's previous sample's feedback error
 
     def _kernel_args(self, out) -> tuple:
         return (self._last, self._P, self._times, self._held, self._errs, self._ctl, self._prev_err, out["eps_pub"], out["interval"],
                 self.eps / self.M, int(self.w), int(self.M), float(self.Q), float(self.R), float(self.P0), float(self.Kp),
-                float(self.Ki), float(self.Kd), int(self.Ti), float(self.theta), float(self.xi), bool(self.capped))
+                float(self.Ki), float(self.Kd), int(self.Ti), float(self.theta), float(self.xi), bool(self.capped), bool(self.shared_cap))
+
+# %% ../nbs/04_baselines.ipynb #cceb8c3e
+class FASTPerBinCapsOnly(FAST):
+    "Deliberately wrong: FAST per bin with a cap of M samples per bin and window but none on the window's sampling timestamps (not registered)."
+    name, shared_cap = "FASTPerBinCapsOnly", False
+    def __init__(self, eps, w, schedule="per_bin", **kw): super().__init__(eps, w, schedule=schedule, **kw)
 
 # %% ../nbs/04_baselines.ipynb #81af115f
 DSAT_PUBLISH, DSAT_THRESHOLD, DSAT_QUERY, DSAT_EXACT_THRESHOLD, DSAT_EXACT_QUERY = range(5)   # DSAT's draw sites (its `sites`)
