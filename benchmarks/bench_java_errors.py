@@ -2,7 +2,7 @@
 chryenix/streamdp-benchmark, MIT) on the four SPAS data sets (issue 25, "the benchmark's variants", 04_baselines).
 
 Each row is one comparison: ours (a registered mechanism with the parameters shown) and theirs (their class run by the
-Java driver of /work/java_driver, with the static fields shown set by reflection), RUNS runs a side, MAE as their
+Java driver benchmarks/java/Driver.java, with the static fields shown set by reflection), RUNS runs a side, MAE as their
 Mechansim.mae (the mean over all T x d cells of |release - count|), mean ± standard error over the runs, and z = the
 difference over the combined standard error. A '-' column: that side has no such form.
 
@@ -16,14 +16,14 @@ Rows (see 04_baselines, the sections "PeGaSus", "AdaPub", "DSAT", "FAST" and the
   FAST-per_bin   ours schedule="per_bin"           | theirs (the same Java runs as the FAST row: their per-bin form)
 
 Run:  WEVENT_NB_DATA=... python benchmarks/bench_java_errors.py [--runs 20] [--rows FAST,FAST-per_bin] [--sets spas-flu]
-Needs java on PATH and the driver (JAVA_DRIVER, default /work/java_driver, with classes/ and the four CSVs; the jars in
-JAVA_BENCH_LIB, default /work/java_bench/lib); without them the Java column is skipped with a message (it is not a test).
+Needs java on PATH and a clone of the Java benchmark (STREAMDP_BENCH; benchmarks/java/README.md, benchmarks/_java.py);
+without them the Java column is skipped with a message (it is not a test).
 """
-import argparse, os, shutil, subprocess, sys, warnings
-from pathlib import Path
+import argparse, sys, warnings
 import numpy as np
 from wevent_nb import data
 from wevent_nb.core import HistogramStream, get_mechanism
+from _java import java_missing, run_java
 
 SETS = ("spas-uem", "spas-otp", "spas-flu", "spas-tdv")
 EPSS, WS = (0.1, 1.0), (40, 120)
@@ -36,24 +36,9 @@ ROWS = {  # label: (our mechanism and parameters or None, their class and --set 
     "FAST": (("FAST", {}), ("FAST_w", [])),
     "FAST-per_bin": (("FAST", {"schedule": "per_bin"}), ("FAST_w", [])),
 }
-DRIVER = Path(os.environ.get("JAVA_DRIVER", "/work/java_driver"))
-LIB = Path(os.environ.get("JAVA_BENCH_LIB", "/work/java_bench/lib"))
-
-
-def java_missing() -> str:
-    "Why the Java column cannot run ('' if it can)."
-    if shutil.which("java") is None: return "no `java` on PATH"
-    if not (DRIVER / "classes" / "Driver.class").exists(): return f"no Java driver at {DRIVER} (classes/Driver.class)"
-    if not LIB.is_dir(): return f"no benchmark jars at {LIB}"
-    return ""
-
-
 def java_maes(cls, fields, key, eps, w, runs):
-    "Their MAE per run: the driver's `run i mae X` lines."
-    cmd = ["java", "-cp", f"{DRIVER / 'classes'}:{LIB}/*", "Driver", cls, str(DRIVER / f"{key}.csv"), str(eps), str(w), str(runs)]
-    for f in fields: cmd += ["--set", f]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-    return np.array([float(l.split()[3]) for l in out.splitlines() if l.startswith("run ")])
+    "Their MAE per run (benchmarks/_java.py)."
+    return run_java(cls, key, eps, w, runs, fields)
 
 
 def our_maes(spec, s, eps, w, runs, seed):
@@ -81,7 +66,7 @@ def main(argv=None):
     for r in rows:
         if r not in ROWS: ap.error(f"--rows: {r!r} is not one of {', '.join(ROWS)}")
     why = java_missing()
-    if why: print(f"Java column skipped: {why} (see the docstring for JAVA_DRIVER and JAVA_BENCH_LIB).", flush=True)
+    if why: print(f"Java column skipped: {why} (benchmarks/java/README.md).", flush=True)
     cache = {}
     print(f"{'row':13s} {'data set':9s} {'eps':>4s} {'w':>4s} {'ours MAE ± SE':>17s} {'Java MAE ± SE':>17s} {'z':>6s}", flush=True)
     for key in a.sets.split(","):

@@ -6,13 +6,11 @@ between samples; a sample adds continuous Laplace noise). Printed per data set, 
 the windows t-w+1 .. t (t >= w, their w-event part) that hold C + 1 samples, the most samples in one window, and that
 window's booked sum over eps by their own books (each sample eps/C: eps_1/C for its test, eps_2/C for its publication).
 
-Run: python benchmarks/java_dsat_window.py [RUNS]   (needs java and the driver at JAVA_DRIVER, default /work/java_driver)."""
-import math, os, shutil, subprocess, sys, tempfile
-from pathlib import Path
+Run: python benchmarks/java_dsat_window.py [RUNS]   (needs java and a clone of the Java benchmark: benchmarks/java/README.md)."""
+import math, sys, tempfile
 import numpy as np
 
-DRIVER = Path(os.environ.get("JAVA_DRIVER", "/work/java_driver"))
-LIB = Path(os.environ.get("JAVA_BENCH_LIB", "/work/java_bench/lib"))
+from _java import java_missing, run_java
 SETS, EPSS, WS = ("spas-uem", "spas-otp", "spas-flu", "spas-tdv"), (0.1, 1.0), (40, 120)
 
 
@@ -29,17 +27,14 @@ def window_counts(s, w):
 
 
 def main(runs=5):
-    if shutil.which("java") is None or not (DRIVER / "classes" / "Driver.class").exists():
-        print(f"skipped: no java, or no Java driver at {DRIVER}"); return
+    if why := java_missing(): print(f"skipped: {why}"); return
     print(f"{'data set':9s} {'eps':>4s} {'w':>4s} {'C':>3s} {'share C+1':>10s} {'max':>4s} {'sum/eps':>8s}")
     with tempfile.TemporaryDirectory() as tmp:
         for key in SETS:
             for eps in EPSS:
                 for w in WS:
                     C = math.ceil(0.15 * w)
-                    cmd = ["java", "-cp", f"{DRIVER / 'classes'}:{LIB}/*", "Driver", "DSAT", str(DRIVER / f"{key}.csv"),
-                           str(eps), str(w), str(runs), "--dump", f"{tmp}/r"]
-                    subprocess.run(cmd, capture_output=True, check=True)
+                    run_java("DSAT", key, eps, w, runs, dump=f"{tmp}/r")
                     counts = [window_counts(samples(np.loadtxt(f"{tmp}/r_{i}.csv", delimiter=",", ndmin=2)), w) for i in range(runs)]
                     allc = np.concatenate(counts)
                     share, top = np.mean(allc > C), int(allc.max())

@@ -7,13 +7,11 @@ sample is a non-integer release. One user's count is in one bin, so a timestamp 
 per data set, eps and w: M, the most sampling timestamps of any bin in a window and of all bins, and that window's sum
 over eps; the share of windows above eps; and the share of unwritten (exactly 0 where the count is not) cells.
 
-Run: python benchmarks/java_fast_window.py [RUNS]   (needs java and the driver at JAVA_DRIVER, default /work/java_driver)."""
-import os, shutil, subprocess, sys, tempfile
-from pathlib import Path
+Run: python benchmarks/java_fast_window.py [RUNS]   (needs java and a clone of the Java benchmark: benchmarks/java/README.md)."""
+import sys, tempfile
 import numpy as np
 
-DRIVER = Path(os.environ.get("JAVA_DRIVER", "/work/java_driver"))
-LIB = Path(os.environ.get("JAVA_BENCH_LIB", "/work/java_bench/lib"))
+from _java import java_missing, run_java
 SETS, EPSS, WS = ("spas-uem", "spas-otp", "spas-flu", "spas-tdv"), (0.1, 1.0), (40, 120)
 
 
@@ -24,17 +22,14 @@ def window_sums(s, w):
 
 
 def main(runs=3):
-    if shutil.which("java") is None or not (DRIVER / "classes" / "Driver.class").exists():
-        print(f"skipped: no java, or no Java driver at {DRIVER}"); return
+    if why := java_missing(): print(f"skipped: {why}"); return
     print(f"{'data set':9s} {'eps':>4s} {'w':>4s} {'M':>3s} {'max/bin':>7s} {'max all':>7s} {'sum/eps':>8s} {'> eps':>7s}")
     with tempfile.TemporaryDirectory() as tmp:
         for key in SETS:
             for eps in EPSS:
                 for w in WS:
                     M = max(1, int(0.075 * w))
-                    cmd = ["java", "-cp", f"{DRIVER / 'classes'}:{LIB}/*", "Driver", "FAST_w", str(DRIVER / f"{key}.csv"),
-                           str(eps), str(w), str(runs), "--dump", f"{tmp}/r"]
-                    subprocess.run(cmd, capture_output=True, check=True)
+                    run_java("FAST_w", key, eps, w, runs, dump=f"{tmp}/r")
                     per_bin, union, over = 0, 0, []
                     for i in range(runs):
                         rel = np.loadtxt(f"{tmp}/r_{i}.csv", delimiter=",", ndmin=2)

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import mechanisms.*;
 
 /** Runs one mechanism of the Java w-event benchmark (chryenix/streamdp-benchmark) on a CSV stream.
- *  java -cp /work/java_driver/classes:/work/.mirror/chryenix+streamdp-benchmark/lib/* Driver MECH FILE.csv EPS W RUNS [--set Class.FIELD=VALUE ...] [--dump PREFIX]
+ *  java -cp CLASSES:STREAMDP_BENCH/lib/* Driver MECH FILE.csv EPS W RUNS [--set Class.FIELD=VALUE ...] [--dump PREFIX]   (benchmarks/java/README.md)
  *  MECH: Uniform Sample BD BA RescueDP_MD RescueDP1D BDwithGrouping Pegasus DSAT FAST_w AdaPub
  *  FILE.csv: T lines of d comma-separated counts (no header).
  *  Prints one line per run: "run i mae X"; --dump PREFIX writes run i's releases to PREFIX_i.csv. */

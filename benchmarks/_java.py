@@ -1,0 +1,54 @@
+"""Running the Java w-event benchmark (Schäler, Hütter, Schäler, PVLDB 16(8) 2023; github.com/chryenix/streamdp-benchmark,
+MIT) beside wevent_nb: what the side-by-side scripts share. Point STREAMDP_BENCH at a clone of that repository (its src/
+and lib/); `driver()` compiles their sources with benchmarks/java/Driver.java once into a cache folder, and `stream_csv`
+writes a data set's counts as the CSV the driver reads. Without java or the clone, `java_missing()` says why and the
+scripts skip their Java column (they are benchmarks, not tests)."""
+import os, shutil, subprocess, warnings
+from pathlib import Path
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+DRIVER_SRC = HERE / "java" / "Driver.java"
+BENCH = Path(os.environ.get("STREAMDP_BENCH", HERE.parent.parent / "streamdp-benchmark"))   # default: a clone beside the repository
+CACHE = Path(os.environ.get("WEVENT_NB_CACHE", Path.home() / ".cache" / "wevent_nb")) / "java-driver"
+
+
+def java_missing() -> str:
+    "Why the Java side cannot run ('' if it can)."
+    if shutil.which("java") is None or shutil.which("javac") is None: return "no `java`/`javac` on PATH"
+    if not (BENCH / "src" / "mechanisms").is_dir() or not (BENCH / "lib").is_dir():
+        return f"no clone of chryenix/streamdp-benchmark at {BENCH} (set STREAMDP_BENCH; benchmarks/java/README.md)"
+    return ""
+
+
+def classpath() -> str:
+    "The class path of the compiled driver and their classes (compiled on first use, again when a source is newer)."
+    classes = CACHE / "classes"
+    sources = [DRIVER_SRC, *sorted((BENCH / "src").rglob("*.java"))]
+    built = classes / "Driver.class"
+    if not built.exists() or built.stat().st_mtime < max(p.stat().st_mtime for p in sources):
+        classes.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["javac", "-nowarn", "-d", str(classes), "-cp", f"{BENCH / 'lib'}/*", *map(str, sources)],
+                       check=True, capture_output=True)
+    return f"{classes}:{BENCH / 'lib'}/*"
+
+
+def stream_csv(key: str) -> Path:
+    "The data set's counts (wevent_nb.data.load) as the driver's CSV: T lines of d values."
+    from wevent_nb import data
+    path = CACHE / "data" / f"{key}.csv"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            np.savetxt(path, data.load(key).counts, delimiter=",", fmt="%.10g")
+    return path
+
+
+def run_java(cls: str, key: str, eps: float, w: int, runs: int, fields=(), dump: str | None = None) -> np.ndarray:
+    "Their MAE per run of mechanism class `cls` on data set `key` (static `fields` 'Class.FIELD=VALUE' set first; `dump`: write run i's releases to DUMP_i.csv)."
+    cmd = ["java", "-cp", classpath(), "Driver", cls, str(stream_csv(key)), str(eps), str(w), str(runs)]
+    for f in fields: cmd += ["--set", f]
+    if dump: cmd += ["--dump", dump]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    return np.array([float(l.split()[3]) for l in out.splitlines() if l.startswith("run ")])
