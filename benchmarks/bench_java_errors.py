@@ -11,6 +11,7 @@ Rows (see 04_baselines, the sections "PeGaSus", "AdaPub", "DSAT", "FAST" and the
   PeGaSus-grp    -                                | theirs with the debug flag off (their grouper, median smoother)
   Uniform@0.8    ours Uniform at 0.8 eps          | -   (what their PeGaSus and AdaPub reduce to)
   AdaPub         ours                              | theirs as shipped (dimension grouping off, every time group closed)
+  AdaPub-g0      ours with g=0 (no dimension groups) | theirs as shipped (the same Java runs as the AdaPub row)
   DSAT           ours (eps/2 tests, eps/2 samples) | theirs (0.85 eps tests, 0.15 eps samples, threshold driven to 0, window off by one)
   FAST           ours (one shared schedule)        | theirs (blocks of w+1, eps/2 each, a FAST per bin and block)
   FAST-per_bin   ours schedule="per_bin"           | theirs (the same Java runs as the FAST row: their per-bin form)
@@ -32,6 +33,7 @@ ROWS = {  # label: (our mechanism and parameters or None, their class and --set 
     "PeGaSus-grp": (None, ("Pegasus", ["Pegasus.DEBUG_FORCE_NEW_GROUP_EACH_TIMESTAMP=false"])),
     "Uniform@0.8": (("Uniform", {"eps_factor": 0.8}), None),
     "AdaPub": (("AdaPub", {}), ("AdaPub", [])),
+    "AdaPub-g0": (("AdaPub", {"g": 0}), ("AdaPub", [])),
     "DSAT": (("DSAT", {}), ("DSAT", [])),
     "FAST": (("FAST", {}), ("FAST_w", [])),
     "FAST-per_bin": (("FAST", {"schedule": "per_bin"}), ("FAST_w", [])),
