@@ -93,6 +93,8 @@ def test_check_command_refuses_bad_specs_with_exit_2(user_file, spec, params, sa
 def test_check_mechanism_and_the_spec_round_trip(user_file):
     cls = load_mechanism(f"{user_file}:EveryK")
     assert load_mechanism(f"{user_file}:EveryK") is cls                       # loaded once a process
+    from wevent_nb.baselines import Uniform
+    assert load_mechanism("wevent_nb.baselines:Uniform") is Uniform is load_mechanism("uniform")   # a module's class, a registered name
     ok = check_mechanism(f"{user_file}:EveryK", {"k": 3}, runs=100)
     assert ok.attrs["passed"] and list(ok.verdict) == ["pass"] * 3
     bad = check_mechanism(load_mechanism(f"{user_file}:HalfNoise")(1.0, 3))
@@ -100,6 +102,16 @@ def test_check_mechanism_and_the_spec_round_trip(user_file):
     label, ref, params = mechanism_entry(f"{user_file}:EveryK:k=3")
     assert (label, params, ref.stream_kind, B.family_of(ref)) == ("EveryK (test)(k=3)", {"k": 3}, "histogram", "central")
     assert isinstance(ref, MechanismRef) and type(ref(eps=1.0, w=10, k=3)) is cls
+
+
+def test_a_class_loaded_from_a_file_pickles_by_value(user_file, tmp_path):
+    "What `benchmark_grids(mechanisms=[cls])` sends to worker processes: a process that never saw the file rebuilds and runs the class."
+    import cloudpickle
+    (tmp_path / "cls.pkl").write_bytes(cloudpickle.dumps(load_mechanism(f"{user_file}:EveryK")))
+    code = ("import pickle, sys; from wevent_nb.core import HistogramStream; cls = pickle.load(open(sys.argv[1], 'rb')); "
+            "print(cls(1.0, 4, k=2).run(HistogramStream([[1.0]] * 8), rng=0).published.sum())")
+    r = subprocess.run([sys.executable, "-c", code, str(tmp_path / "cls.pkl")], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "4", r.stderr
 
 
 def test_bench_command_ranks_a_user_mechanism_in_two_workers(user_file, data_home, tmp_path):
