@@ -706,7 +706,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     s.add_argument("--mechanism", action="append", metavar="MODULE:CLASS[:k=v,...]",
                    help="add a mechanism of your own (or PATH.py:CLASS, or a registered name) with fixed parameters to its family's grids "
-                        "(repeatable; without --family, only the families of the given mechanisms run)")
+                        "(repeatable; without --family, only the families of the given mechanisms run; a store keeps cells by label and "
+                        "parameters: after changing the class, give a fresh --store)")
     s.add_argument("--dataset", action="append", metavar="NAME", help="run only this data set (repeatable; checked against the families' data sets)")
     s.set_defaults(fn=_cmd_bench)
     s = sub.add_parser("reproduce", help="run the paper notebooks with papermill into HTML reports")
