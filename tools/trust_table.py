@@ -1,41 +1,13 @@
 """The trust table: every registered mechanism and every option that changes its accounting, with its guarantee, where its
 notebook derives it, whether a derivation covers it (the opt-in it needs if not), and what each of the three checks says
-(the books, the books against the noise drawn, the black-box auditor). Written to claims/trust_table.md, which the docs
-serve as a page. Run: .venv/bin/python tools/trust_table.py [--runs N] [--out PATH] (about 10 minutes on 2 cores)."""
+(the books, the books against the noise drawn, the black-box auditor: `wevent_nb.contract.check_mechanism`, the same checks
+`wevent-nb check` runs). Written to claims/trust_table.md, which the docs serve as a page.
+Run: .venv/bin/python tools/trust_table.py [--runs N] [--out PATH] (about 10 minutes on 2 cores)."""
 import argparse, datetime, inspect, sys, time
 from pathlib import Path
-import numpy as np
-from wevent_nb.core import (HistogramStream, CategoricalPopulation, NumericPopulation, PersonalizedPopulation, ScalarStream,
-                            NoiseNotBooked, check_noise_ledger, list_mechanisms)
-from wevent_nb.audit import audit
-
-EPS, W, T = 1.0, 3, 24   # the table's setting: small w and T so the auditor's windows are covered by short streams
-N_USERS = 30             # users of the local and personalized test populations
-
-
-def stream(kind, seed=0):
-    "A short stream of `kind` whose personalized users declare (EPS, W)."
-    g = np.random.default_rng(seed)
-    if kind == "histogram": return HistogramStream(np.maximum(0, 50 + np.cumsum(g.normal(0, 3, (T, 3)), axis=0)).round())
-    if kind == "categorical": return CategoricalPopulation(g.integers(0, 4, (N_USERS, T)), 4)
-    if kind == "numeric": return NumericPopulation(g.random((N_USERS, T)))
-    if kind == "personalized": return PersonalizedPopulation(g.integers(0, 4, (N_USERS, T)), 4, np.full(N_USERS, EPS), np.full(N_USERS, W))
-    if kind == "scalar": return ScalarStream(g.integers(0, 100, T).astype(float), 0.0, 100.0)
-    raise ValueError(kind)
-
-
-COVERED_BY_TESTS = {"PLBU": "covered by tests/test_pbd_pba.py::test_plbu_reports_booked_and_unbiased (reports, not Laplace draws)"}
-
-def noise_tie(mech, kind):
-    "Run the package's ledger-vs-noise check for the stream kind, or name the test that covers it."
-    if mech.name in COVERED_BY_TESTS: return COVERED_BY_TESTS[mech.name]
-    if kind == "histogram": fn = check_noise_ledger
-    elif kind == "scalar": from wevent_nb.delay import check_delay_noise as fn
-    elif kind == "personalized": from wevent_nb.pbd_pba import check_personalized_noise as fn
-    else: return {"categorical": "covered by tests/test_noise_ledger.py (reports recorded)",
-                  "numeric": "covered by tests/test_capp.py::test_ledger_covers_the_reports"}[kind]
-    try: fn(mech, stream(kind, 1), seed=7); return "pass"
-    except NoiseNotBooked as e: return f"**FAIL**: {str(e)[:80]}"
+from wevent_nb.cli import CHECK_RUNS_MIN
+from wevent_nb.contract import CHECK_EPS as EPS, CHECK_W as W, CHECK_T as T, CHECK_USERS as N_USERS, check_mechanism
+from wevent_nb.core import list_mechanisms
 
 
 def configurations(info):
@@ -53,17 +25,24 @@ def build(info, kw):
     return m, reason
 
 
+def cell(row) -> str:
+    "A check's verdict as the table shows it: pass, the reason a check is not run here, or **FAIL** with its reason."
+    if row.verdict == "pass": return "pass"
+    if row.verdict == "skip": return row.detail
+    return f"**FAIL**: {row.detail[:80]}"
+
+
 def rows(runs):
     for info in list_mechanisms():
         for label, kw in configurations(info):
             t0 = time.time()
             m, reason = build(info, kw)
-            books = all(m.run(stream(info.stream_kind, s), rng=s, check=False).ledger.ok() for s in (0, 1))
-            a = audit(m, n_runs=runs, rng=0)
+            c = check_mechanism(m, runs=runs).set_index("check")
+            books, noise, audit = (c.loc[k] for k in ("books", "noise", "audit"))
             private = "yes" if not reason else f"**no**: {reason} (needs `allow_unproven=True`)"
+            bound = f"{audit.value:.2f} ({'pass' if audit.verdict == 'pass' else '**FAIL**'})" if audit.value == audit.value else cell(audit)
             yield (f"| {info.name} | {label} | {m.guarantee} | {info.cls.derivation or '**none**'} | {private} | "
-                   f"{'pass' if books else '**FAIL**'} | {noise_tie(m, info.stream_kind)} | "
-                   f"{a.eps_lower_bound:.2f} ({'pass' if a.passed else '**FAIL**'}) |")
+                   f"{'pass' if books.verdict == 'pass' else '**FAIL**'} | {cell(noise)} | {bound} |")
             print(f"{info.name:22s} {label:32s} {time.time() - t0:6.1f} s", file=sys.stderr, flush=True)
 
 
@@ -72,7 +51,7 @@ def main(argv=None):
     ap.add_argument("--runs", type=int, default=500, help="auditor runs per side (default 500)")
     ap.add_argument("--out", default=str(Path(__file__).resolve().parents[1] / "claims" / "trust_table.md"), help="where to write the table")
     a = ap.parse_args(argv)
-    if a.runs < 50: ap.error(f"--runs={a.runs} is not allowed: at least 50 runs per side")
+    if a.runs < CHECK_RUNS_MIN: ap.error(f"--runs={a.runs} is not allowed: at least {CHECK_RUNS_MIN} runs per side")
     t0 = time.time()
     body = list(rows(a.runs))
     head = ["# Trust table: every mechanism and every option that changes its accounting", "",
@@ -82,8 +61,9 @@ def main(argv=None):
             f"- date: {datetime.date.today().isoformat()}; {time.time() - t0:.0f} s",
             "- columns: **private** says whether a derivation in the notebook covers the configuration (if not, it runs only with "
             "`allow_unproven=True`, its release says `private=False`, and grids never count it as ledger ok); **books** is "
-            "`release.ledger.check()` on two streams; **noise** is the ledger checked against the noise actually drawn; **audit** is "
-            "the black-box auditor's lower bound on the privacy loss, which must stay at or below eps (a pass is evidence, not proof).", "",
+            "`release.check()` on two streams; **noise** is the ledger checked against the noise actually drawn; **audit** is "
+            "the black-box auditor's lower bound on the privacy loss, which must stay at or below eps (a pass is evidence, not proof). "
+            "The three are `wevent_nb.contract.check_mechanism` (`wevent-nb check` for one mechanism).", "",
             "| mechanism | configuration | guarantee | derivation | private | books | noise | audit bound (eps = 1) |",
             "|---|---|---|---|---|---|---|---|"]
     Path(a.out).write_text("\n".join(head + body) + "\n")

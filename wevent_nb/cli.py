@@ -1,4 +1,4 @@
-"""List the mechanisms and data sets, re-run the paper notebooks with papermill as HTML reports, and release a live stream.
+"""List the mechanisms and data sets, check a mechanism of your own, run the benchmark, re-run the paper notebooks with papermill as HTML reports, and release a live stream.
 
 Docs: https://wevent-nb.github.io/wevent_nb/cli.html.md"""
 
@@ -12,13 +12,13 @@ from pathlib import Path
 # %% auto #0
 __all__ = ['PAPER_RE', 'CROSS_PAPER_RE', 'KERNEL_TCP_WARNING', 'MATHJAX_VERSION', 'MATHJAX_WHEEL', 'MATHJAX_SKIP',
            'REPORT_MATHJAX_SKIP', 'REMOTE', 'WIDGET_VIEW', 'CALLOUT', 'CALLOUT_ICONS', 'SOURCE_LINK', 'REPORT_TEMPLATE',
-           'QUICK_REPORT_SECONDS', 'QUICK_REPORT_MEASURED', 'SPREAD_WHY', 'REPORT_PARAM_MIN', 'COMMANDS', 'paper_id',
-           'has_parameters_cell', 'find_notebooks', 'parse_value', 'forward_stderr', 'quiet_kernel_manager',
-           'run_report', 'MathJaxUnavailable', 'cache_home', 'mathjax_dir', 'copy_mathjax', 'notebook_info',
-           'split_directives', 'callouts_as_quotes', 'source_links_as_html', 'report_notebook', 'report_mathjax_head',
-           'export_html', 'write_index', 'last_run_seconds', 'report_estimate', 'reproduce', 'scheduler_env',
-           'at_least', 'ReportParam', 'folder_problem', 'output_problem', 'terminal_width', 'shorten', 'fit_table',
-           'build_parser', 'main']
+           'QUICK_REPORT_SECONDS', 'QUICK_REPORT_MEASURED', 'SPREAD_WHY', 'REPORT_PARAM_MIN', 'COMMANDS',
+           'CHECK_RUNS_MIN', 'paper_id', 'has_parameters_cell', 'find_notebooks', 'parse_value', 'forward_stderr',
+           'quiet_kernel_manager', 'run_report', 'MathJaxUnavailable', 'cache_home', 'mathjax_dir', 'copy_mathjax',
+           'notebook_info', 'split_directives', 'callouts_as_quotes', 'source_links_as_html', 'report_notebook',
+           'report_mathjax_head', 'export_html', 'write_index', 'last_run_seconds', 'report_estimate', 'reproduce',
+           'scheduler_env', 'at_least', 'ReportParam', 'folder_problem', 'output_problem', 'terminal_width', 'shorten',
+           'fit_table', 'build_parser', 'main']
 
 # %% ../nbs/30_cli.ipynb #fdf3a66b
 PAPER_RE = re.compile(r"^1(\d)_.*\.ipynb$")
@@ -600,10 +600,15 @@ def _cmd_bench(args) -> int:
 def _bench(args, store) -> int:
     from wevent_nb import benchmark as B
     from wevent_nb.baselines import check_choice
+    from wevent_nb.contract import mechanism_entry
     from wevent_nb.experiments import dask_client
-    try: families = [check_choice(f, "--family", B.FAMILIES) for f in args.family or B.FAMILIES]
-    except ValueError as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 2
-    try: grids, missing = B.benchmark_grids(args.scale, families, args.reps, args.data_home)
+    try:
+        extra = [mechanism_entry(m) for m in args.mechanism or []]
+        default = list(dict.fromkeys(B.family_of(ref) for _, ref, _ in extra)) or B.FAMILIES   # without --family: the given mechanisms' families
+        families = [check_choice(f, "--family", B.FAMILIES) for f in args.family or default]
+    except ValueError as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 2           # a bad --family or --mechanism
+    try: grids, missing = B.benchmark_grids(args.scale, families, args.reps, args.data_home, mechanisms=extra, datasets=args.dataset)
+    except B.SelectionError as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 2     # a mechanism's parameter refused, an unknown --dataset
     except (OSError, ValueError) as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 1    # a data set file unread
     if missing: print(f"data sets not found, skipped: {', '.join(missing)}")
     if not grids: print("wevent-nb bench: no data set found (set WEVENT_NB_DATA or --data-home)", file=sys.stderr); return 1
@@ -623,12 +628,29 @@ def _bench(args, store) -> int:
     ranks = B.rankings(df)
     best = ranks[ranks["place"] <= 3].groupby(["family", "dataset"], sort=False)["mechanism"].agg(" > ".join).reset_index(name="best three")
     print(best.to_string(index=False)); print(B.beaten_by_nothing(df).to_string(index=False))
+    n_ranked = ranks.groupby(["family", "dataset"])["mechanism"].transform("size")
+    for r in ranks.assign(of=n_ranked)[ranks["mechanism"].isin([label for label, _, _ in extra])].itertuples():   # the --mechanism ones
+        print(f"{r.mechanism} on {r.family}/{r.dataset}: place {r.place} of {r.of}, error {r.error:.4g} (95% CI {r.ci_low:.4g} to {r.ci_high:.4g})")
     if args.csv:
         try: df.to_csv(args.csv, index=False); print(f"tidy results: {args.csv}")
         except OSError as e: print(f"wevent-nb bench: --csv {args.csv}: {e.strerror or e} (the results are in the store {store.path})", file=sys.stderr); return 1
     if len(failed): print(f"{len(failed)} cell(s) raised (a re-run retries them):\n{failed.to_string(index=False)}", file=sys.stderr); return 1
     if not df["ledger_ok"].all(): print("some ledger checks failed", file=sys.stderr); return 1
     return 0
+
+def _cmd_check(args) -> int:
+    "Build the mechanism (a bad spec or parameter: exit 2), print the verdict table of its three checks; exit 1 when one fails."
+    from wevent_nb.contract import CHECK_EPS, CHECK_W, build_mechanism, check_mechanism, load_mechanism
+    eps, w = CHECK_EPS if args.eps is None else args.eps, CHECK_W if args.w is None else args.w
+    try: mech = build_mechanism(load_mechanism(args.mechanism), eps, w, {k: parse_value(v) for k, v in (args.param or [])})
+    except (ValueError, TypeError) as e: print(f"wevent-nb check: {e}", file=sys.stderr); return 2
+    t0 = time.perf_counter()
+    df = check_mechanism(mech, runs=args.runs, seed=args.seed)
+    print(f"{df.attrs['mechanism']}: {mech.guarantee or 'no stated guarantee'}")
+    print(fit_table(df[["check", "verdict", "detail"]].itertuples(index=False), ["check", "verdict", "detail"], shrink=["detail"]))
+    failed = df.loc[df["verdict"] == "FAIL", "check"].tolist()
+    print(f"verdict: {'FAIL (' + ', '.join(failed) + ')' if failed else 'pass'} in {time.perf_counter() - t0:.1f} s")
+    return 1 if failed else 0
 
 def _cmd_release(args) -> int:
     from wevent_nb.online import release_stream, StateExists, StateMismatch, SessionRefused
@@ -646,7 +668,8 @@ def _cmd_release(args) -> int:
           + (" (resumed)" if res["resumed"] else ""), file=sys.stderr)
     return 1 if res["bad"] else 0
 
-COMMANDS = ("list", "datasets", "bench", "reproduce", "release")
+COMMANDS = ("list", "datasets", "check", "bench", "reproduce", "release")
+CHECK_RUNS_MIN = 50   # the auditor's runs per side below which its bound says little (tools/trust_table.py's floor)
 
 def build_parser() -> argparse.ArgumentParser:
     "The `wevent-nb` argument parser."
@@ -659,6 +682,17 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--data-home", default=None, help="data folder (must exist; default: WEVENT_NB_DATA)")
     s.add_argument("--long", action="store_true", help="every column in full (source URL, licence, ...; default: cut to the terminal's width)")
     s.set_defaults(fn=_cmd_datasets)
+    s = sub.add_parser("check", help="check a mechanism three ways: its books, its books against the noise it draws, the auditor",
+                       description="Build the mechanism at (--eps, --w) with its -p parameters and print one verdict table: the books "
+                                   "(Release.check() on short streams), the ledger against the noise drawn, and the black-box auditor. "
+                                   "Exit 0 when no check fails, 1 when one does, 2 for a spec or parameter that cannot be used.")
+    s.add_argument("mechanism", metavar="MODULE:CLASS", help="MODULE:CLASS (an importable module), PATH.py:CLASS (a file anywhere) or a registered name")
+    s.add_argument("-p", "--param", nargs=2, action="append", metavar=("KEY", "VALUE"), help="a constructor parameter (repeatable)")
+    s.add_argument("--eps", type=float, default=None, help="privacy budget (default: contract.CHECK_EPS, 1.0)")
+    s.add_argument("--w", type=at_least(1), default=None, help="window length (default: contract.CHECK_W, 3: the check streams' 24 timestamps hold many windows)")
+    s.add_argument("--runs", type=at_least(CHECK_RUNS_MIN, "the auditor's bound needs runs"), default=500, help="auditor runs per side (default 500)")
+    s.add_argument("--seed", type=int, default=0, help="the auditor's seed (default 0)")
+    s.set_defaults(fn=_cmd_check)
     s = sub.add_parser("bench", help="run the cross-paper benchmark grids into a result store and print rankings")
     s.add_argument("--scale", default="quick", choices=["quick", "paper"])
     s.add_argument("--family", action="append", help="central, local-categorical, local-numeric or event (repeatable; default: all)")
@@ -670,6 +704,11 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--data-home", default=None, help="data folder (default: WEVENT_NB_DATA)")
     s.add_argument("--csv", default=None, help="also write the tidy results here (its folder must exist and be writable: checked before running)")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.add_argument("--mechanism", action="append", metavar="MODULE:CLASS[:k=v,...]",
+                   help="add a mechanism of your own (or PATH.py:CLASS, or a registered name) with fixed parameters to its family's grids "
+                        "(repeatable; without --family, only the families of the given mechanisms run; a store keeps cells by label and "
+                        "parameters: after changing the class, give a fresh --store)")
+    s.add_argument("--dataset", action="append", metavar="NAME", help="run only this data set (repeatable; checked against the families' data sets)")
     s.set_defaults(fn=_cmd_bench)
     s = sub.add_parser("reproduce", help="run the paper notebooks with papermill into HTML reports")
     s.add_argument("--paper", help="file-name substring or paper id (000..004)")
