@@ -99,7 +99,7 @@ class CentralBaseline(Mechanism):
     online: ClassVar[bool] = True
     kernel: ClassVar = None                 # the compiled step (07_engine) of a method that has one: run, step, online and batched runs call it
     sites: ClassVar[tuple] = ()             # the names its draws are filed under, by the site numbers its kernel passes (noise_roles' keys)
-    _step = None                            # a method without a kernel (or a subclass replacing it) steps in Python
+    _step = None                            # a Python step (a method without a kernel, or a subclass replacing it): `_step(self, x) -> (estimate: d values, published: bool)` at timestamp self._t; book with `_spend` before drawing the noise it pays for
 
     def start(self, T, d, rng=None):
         "Begin a step-wise run over T timestamps of dimension d (T < w is a legitimate prefix of an infinite stream; T=None: an online run with no end, in memory independent of t); returns self."
@@ -130,14 +130,15 @@ class CentralBaseline(Mechanism):
             for k, a in self._scheduled(np.arange(T)).items(): self._spend_schedule(a, k)
         return self
 
-    def _init(self): pass
+    def _init(self):
+        "Set up the run's own state: called by start (and for each run of run_many) once the common state is set: the generator, T, d, the clock at t = 0 and the last release at zero."
 
     def _scheduled(self, t) -> dict:
         "The data-independent spends at timestamp(s) t, {diagnostic: amounts}: booked ahead in batch, at the start of each step online."
         return {}
 
     def _spend(self, amount, key=None):
-        "Record `amount` at the current timestamp (batch: booked in the ledger by `finish`; online: checked and booked now, before its noise is drawn; and in diagnostic `key`)."
+        "Record `amount` at the current timestamp (batch: booked in the ledger by `finish`; online: checked and booked now, before its noise is drawn; and in diagnostic `key`, which must be one of the class's `diagnostics`)."
         if amount > 0:
             if self.books is None: self._spent[self._t] += amount
             else: self.books.spend(self._t, amount)
