@@ -133,3 +133,13 @@ def test_stepwise_online_and_batched_forms_equal_run(flu):
     for i in range(3): assert runs.estimates[i].tobytes() == make().run(s, rng=g).estimates.tobytes()
     on = BDGrouping(1.0, 20, groups=2, period=1000, accounting="per_group", allow_unproven=True).start(None, 100, rng=0)
     with pytest.raises(PrivacyBudgetExceeded): [on.step(x) for x in climbing().counts]
+
+
+def test_exact_noise_gives_integer_releases_tied_to_its_books(flu):
+    from wevent_nb.primitives import ExactLaplace
+    s = HistogramStream(flu.counts[:300, :12])
+    rel = BDGrouping(1.0, 10, groups=3).run(s, rng=ExactLaplace(2))
+    assert np.all(rel.estimates == np.round(rel.estimates)) and rel.published.any()
+    check_noise_ledger(BDGrouping(1.0, 10, groups=3), s, seed=2, noise="exact")
+    a, b = BDGrouping(1.0, 10, groups=1).run(s, rng=ExactLaplace(4)), BD(1.0, 10).run(s, rng=ExactLaplace(4))
+    assert a.estimates.tobytes() == b.estimates.tobytes()
