@@ -12,7 +12,7 @@ EXACT = [i for i in SHIPPED(list_mechanisms()) if i.cls.exact_noise]
 FLOAT_ONLY = [i for i in SHIPPED(list_mechanisms(stream_kind="histogram")) if not i.cls.exact_noise]
 
 def test_the_exact_forms_are_the_derived_ones():
-    assert {i.name for i in EXACT} == {"Uniform", "Sample", "BD", "BA", "Constant", "FAST", "DSAT", "SPAS"}
+    assert {i.name for i in EXACT} == {"Uniform", "Sample", "BD", "BA", "Constant", "FAST", "DSAT", "SPAS", "BD-grouping"}
 
 @pytest.mark.parametrize("info", EXACT, ids=lambda i: i.name)
 @pytest.mark.parametrize("w", [1, 5])
