@@ -52,3 +52,22 @@ def run_java(cls: str, key: str, eps: float, w: int, runs: int, fields=(), dump:
     if dump: cmd += ["--dump", dump]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     return np.array([float(l.split()[3]) for l in out.splitlines() if l.startswith("run ")])
+
+
+def patched_classes(java_file: str, patches, name: str) -> str:
+    """A class of theirs with `patches` (unified diffs, in order) applied, compiled into the cache: the class-path entry to put
+    before `classpath()` (e.g. a one-line fix and an instrumented print; the patch files say what they change)."""
+    import tempfile
+    out = CACHE / "patched" / name
+    src = BENCH / "src" / java_file
+    patches = [Path(p) for p in patches]
+    stamp = out / ".built"
+    if stamp.exists() and stamp.stat().st_mtime >= max(p.stat().st_mtime for p in [src, *patches]): return str(out)
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / Path(java_file).name
+        shutil.copy(src, copy)
+        for p in patches: subprocess.run(["patch", "-s", str(copy), str(p)], check=True, capture_output=True)
+        out.mkdir(parents=True, exist_ok=True)
+        subprocess.run(["javac", "-nowarn", "-d", str(out), "-cp", classpath(), str(copy)], check=True, capture_output=True)
+    stamp.touch()
+    return str(out)

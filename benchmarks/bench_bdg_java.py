@@ -3,12 +3,13 @@ spas-tdv, eps in {0.1, 1}, w in {40, 120}, g = GROUPS groups, RUNS runs a side (
 Mechansim.mae; ours np.abs(est - counts).mean()) with its standard error over runs, and for the per-group forms the largest window
 spend / eps (Java: eps/2 for the dissimilarity plus its booked publications, max over windows of sum_t max_bin used_budget[t][bin]).
 
-Java as shipped:  /work/java_driver (the lead's driver), class BDwithGrouping as published (its budget field shadowed: infinite noise).
-Java fixed:       benchmarks/java_bdg/BDwithGrouping.java: the one-line fix (the field assigned, not a shadowing local) and a
-                  print of the largest window's publication spend; compiled into benchmarks/java_bdg/classes (not committed).
-Java matched:     benchmarks/java_bdg/matched/BDwithGrouping.java: the fixed class with three more changes that make it the
-                  per_group form here (each group's M1 calibrated on its own size, regrouping before the step, no forced
-                  publication at t = 0), to show the remaining MAE gaps come from them; compiled into java_bdg/matched/classes.
+Java as shipped:  their class BDwithGrouping as published (its budget field shadowed: infinite noise), run by
+                  benchmarks/java/Driver.java (benchmarks/_java.py: needs java and a clone of their repository, STREAMDP_BENCH).
+Java fixed:       benchmarks/java_bdg/fixed.patch applied to their file: the one-line fix (the field assigned, not a shadowing
+                  local) and a print of the largest window's publication spend.
+Java matched:     benchmarks/java_bdg/matched.patch applied after it: three more changes that make it the per_group form here
+                  (each group's M1 calibrated on its own size, regrouping before the step, no forced publication at t = 0),
+                  to show the remaining MAE gaps come from them.
 ours shared:      BDGrouping(eps, w, groups=GROUPS) (private default).  ours per_group: accounting="per_group" (the Java form).
 Run: WEVENT_NB_DATA=... .venv/bin/python benchmarks/bench_bdg_java.py [RUNS]
 """
@@ -17,24 +18,18 @@ from pathlib import Path
 import numpy as np
 from wevent_nb import data
 from wevent_nb.grouping import BDGrouping
+from _java import classpath, java_missing, patched_classes, stream_csv
 
-HERE, DRIVER = Path(__file__).resolve().parent, Path("/work/java_driver")
-LIB = "/work/java_bench/lib/*"
+PATCHES = Path(__file__).resolve().parent / "java_bdg"
+JAVA_FILE = "mechanisms/BDwithGrouping.java"
 RUNS = int(sys.argv[1]) if len(sys.argv) > 1 else 20
 GROUPS, SETS, EPSS, WS = 4, ("spas-flu", "spas-tdv"), (0.1, 1.0), (40, 120)
 
 
-def compile_copy(folder):
-    "Compile the copy of BDwithGrouping.java in `folder` into folder/classes."
-    out = folder / "classes"; out.mkdir(exist_ok=True)
-    subprocess.run(["javac", "-nowarn", "-d", str(out), "-cp", f"{DRIVER / 'classes'}:{LIB}", str(folder / "BDwithGrouping.java")], check=True)
-    return out
-
-
 def java(key, eps, w, fixed):
     "MAE per run and (fixed) the largest window publication spend per run, from the Java driver."
-    cp = (f"{fixed}:" if fixed else "") + f"{DRIVER / 'classes'}:{LIB}"
-    p = subprocess.run(["java", "-cp", cp, "Driver", "BDwithGrouping", str(DRIVER / f"{key}.csv"), str(eps), str(w), str(RUNS),
+    cp = (f"{fixed}:" if fixed else "") + classpath()
+    p = subprocess.run(["java", "-cp", cp, "Driver", "BDwithGrouping", str(stream_csv(key)), str(eps), str(w), str(RUNS),
                         "--set", f"BDwithGrouping.NUM_GROUPS={GROUPS}"], capture_output=True, text=True, check=True)
     text = p.stdout + p.stderr
     mae = np.array([float(v) for v in re.findall(r"run \d+ mae (\S+)", text)])
@@ -49,7 +44,9 @@ def ms(x):
 
 
 def main():
-    fixed, matched = compile_copy(HERE / "java_bdg"), compile_copy(HERE / "java_bdg" / "matched")
+    if why := java_missing(): print(f"skipped: {why}"); return
+    fixed = patched_classes(JAVA_FILE, [PATCHES / "fixed.patch"], "bdg-fixed")
+    matched = patched_classes(JAVA_FILE, [PATCHES / "fixed.patch", PATCHES / "matched.patch"], "bdg-matched")
     print(f"| set | eps | w | Java shipped | Java fixed | Java fixed: window / eps | Java matched | ours per_group | ours per_group: window / eps | ours shared (private) | ours shared: window / eps |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for key in SETS:
