@@ -49,6 +49,13 @@ def test_datasets(data_home, capsys):
     assert out.strip() and out.strip() != "no data sets"
 
 
+def test_datasets_generated_lists_the_periodic_presets(capsys):
+    from wevent_nb.data import BENCHMARK_PERIODIC
+    assert main(["datasets", "--generated"]) == 0
+    out = capsys.readouterr().out
+    assert all(name in out for name in BENCHMARK_PERIODIC) and "benchmark_periodic" in out
+
+
 def test_parse_value():
     for text, want in [("50", 50), ("0.5", 0.5), ("1e-3", 1e-3), ("[0.1, 1]", [0.1, 1]), ("true", True), ("None", None),
                        ("tdrive", "tdrive"), ("[a, b]", ["a", "b"]), ('"x y"', "x y")]:

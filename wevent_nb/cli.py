@@ -570,6 +570,8 @@ def _cmd_datasets(args) -> int:
     except ImportError as e: print(f"wevent-nb datasets: the data module is not available ({e})", file=sys.stderr); return 1
     if args.data_home is not None and (why := folder_problem(args.data_home, "--data-home")):
         print(f"wevent-nb datasets: {why} (name an existing folder, or leave it out for WEVENT_NB_DATA)", file=sys.stderr); return 1
+    if args.generated:    # the generated families: no files, drawn by a function from a seed
+        df = data.list_generated(); print(df.to_string(index=False) if args.long else fit_table(df.itertuples(index=False), list(df.columns))); return 0
     df = data.list_datasets(args.data_home)
     if not len(df): print("no data sets"); return 0
     if args.long: print(df.to_string(index=False)); return 0
@@ -681,6 +683,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("datasets", help="list the data sets and where they are")
     s.add_argument("--data-home", default=None, help="data folder (must exist; default: WEVENT_NB_DATA)")
     s.add_argument("--long", action="store_true", help="every column in full (source URL, licence, ...; default: cut to the terminal's width)")
+    s.add_argument("--generated", action="store_true", help="list the generated families instead (the Java benchmark's periodic streams: data.benchmark_periodic)")
     s.set_defaults(fn=_cmd_datasets)
     s = sub.add_parser("check", help="check a mechanism three ways: its books, its books against the noise it draws, the auditor",
                        description="Build the mechanism at (--eps, --w) with its -p parameters and print one verdict table: the books "
