@@ -9,7 +9,7 @@ from wevent_nb.audit import audit, neighbour_pairs
 from wevent_nb.baselines import BD
 from wevent_nb.core import (HistogramStream, NoiseNotBooked, PrivacyBudgetExceeded, UnprovenConfiguration, check_noise_ledger,
                             get_mechanism)
-from wevent_nb.grouping import BDGrouping, default_groups
+from wevent_nb.grouping import BDGrouping, BDGroupingHalfNoise, default_groups
 
 
 @pytest.fixture(scope="module")
@@ -24,11 +24,6 @@ def climbing(T=60, n=50):
     "Two blocks of n bins that climb by 1e6 at alternate timestamps: one group passes its test at each step."
     t = np.arange(T)
     return HistogramStream(1e6 * np.repeat(np.c_[t // 2 + 1, (t + 1) // 2], n, axis=1))
-
-
-class BDGroupingHalfNoise(BDGrouping):
-    "Deliberately wrong: books e2, releases at Laplace scale 1/(2 e2)."
-    name, release_scale = "BDGroupingHalfNoise", 0.5
 
 
 def test_registered_under_its_name():

@@ -14,7 +14,7 @@ from .baselines import CentralBaseline, BASELINE_PARAMS, bd_threshold, check_cho
 
 # %% auto #0
 __all__ = ['GDIS', 'GPUB', 'SHARED', 'PER_GROUP', 'PERIOD', 'GROUPS_PER_BIN', 'SCHAELER', 'default_groups', 'lap_vec',
-           'group_bounds', 'regroup', 'bdg_steps', 'BDGrouping']
+           'group_bounds', 'regroup', 'bdg_steps', 'BDGrouping', 'BDGroupingHalfNoise']
 
 # %% ../nbs/09_bd_grouping.ipynb #bdg00008
 GDIS, GPUB = 0, 1              # the draw sites: the groups' dissimilarities, the publishing groups' bins
@@ -170,3 +170,8 @@ class BDGrouping(CentralBaseline):
                 out["eps_dis"], out["eps_pub"], out["eps_cand"], out["groups_published"],
                 float(self.eps), int(self.w), int(self._g), int(self.period), self._ACCOUNTING.index(self.accounting),
                 bd_threshold(1.0, self.threshold), float(self.release_scale))
+
+# %% ../nbs/09_bd_grouping.ipynb #fcb1566c
+class BDGroupingHalfNoise(BDGrouping):
+    "Deliberately wrong (not registered; the family's broken variant, as BDHalfNoise is BD's): books e2 for a publication, releases with Laplace scale 1/(2 e2)."
+    name, release_scale = "BDGroupingHalfNoise", 0.5
