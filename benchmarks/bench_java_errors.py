@@ -7,6 +7,7 @@ Mechansim.mae (the mean over all T x d cells of |release - count|), mean ± stan
 difference over the combined standard error. A '-' column: that side has no such form.
 
 Rows (see 04_baselines, the sections "PeGaSus", "AdaPub", "DSAT", "FAST" and their notes on the benchmark's forms):
+  Uniform, Sample, BD, BA   ours at their defaults | theirs as shipped (the forms that agree)
   PeGaSus        ours (grouper on, mean smoother) | theirs as shipped (DEBUG_FORCE_NEW_GROUP_EACH_TIMESTAMP: Uniform at 0.8 eps, median of one)
   PeGaSus-grp    -                                | theirs with the debug flag off (their grouper, median smoother)
   Uniform@0.8    ours Uniform at 0.8 eps          | -   (what their PeGaSus and AdaPub reduce to)
@@ -29,6 +30,7 @@ from _java import java_missing, run_java
 SETS = ("spas-uem", "spas-otp", "spas-flu", "spas-tdv")
 EPSS, WS = (0.1, 1.0), (40, 120)
 ROWS = {  # label: (our mechanism and parameters or None, their class and --set fields or None)
+    **{m: ((m, {}), (m, [])) for m in ("Uniform", "Sample", "BD", "BA")},   # the forms that agree
     "PeGaSus": (("PeGaSus", {}), ("Pegasus", [])),
     "PeGaSus-grp": (None, ("Pegasus", ["Pegasus.DEBUG_FORCE_NEW_GROUP_EACH_TIMESTAMP=false"])),
     "Uniform@0.8": (("Uniform", {"eps_factor": 0.8}), None),
