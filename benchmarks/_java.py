@@ -45,9 +45,9 @@ def stream_csv(key: str) -> Path:
     return path
 
 
-def run_java(cls: str, key: str, eps: float, w: int, runs: int, fields=(), dump: str | None = None) -> np.ndarray:
-    "Their MAE per run of mechanism class `cls` on data set `key` (static `fields` 'Class.FIELD=VALUE' set first; `dump`: write run i's releases to DUMP_i.csv)."
-    cmd = ["java", "-cp", classpath(), "Driver", cls, str(stream_csv(key)), str(eps), str(w), str(runs)]
+def run_java(cls: str, key: str, eps: float, w: int, runs: int, fields=(), dump: str | None = None, first: str | None = None) -> np.ndarray:
+    "Their MAE per run of mechanism class `cls` on data set `key` (static `fields` 'Class.FIELD=VALUE' set first; `dump`: write run i's releases to DUMP_i.csv; `first`: a class-path entry put before theirs, e.g. `patched_classes`)."
+    cmd = ["java", "-cp", (f"{first}:" if first else "") + classpath(), "Driver", cls, str(stream_csv(key)), str(eps), str(w), str(runs)]
     for f in fields: cmd += ["--set", f]
     if dump: cmd += ["--dump", dump]
     out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout

@@ -8,6 +8,7 @@ difference over the combined standard error. A '-' column: that side has no such
 
 Rows (see 04_baselines, the sections "PeGaSus", "AdaPub", "DSAT", "FAST" and their notes on the benchmark's forms):
   Uniform, Sample, BD, BA   ours at their defaults | theirs as shipped (the forms that agree)
+  BA-noforce     ours BA (as the BA row)          | their BA without its forced publication at t = 0 (java_ba/no_forced_first.patch)
   PeGaSus        ours (grouper on, mean smoother) | theirs as shipped (DEBUG_FORCE_NEW_GROUP_EACH_TIMESTAMP: Uniform at 0.8 eps, median of one)
   PeGaSus-grp    -                                | theirs with the debug flag off (their grouper, median smoother)
   Uniform@0.8    ours Uniform at 0.8 eps          | -   (what their PeGaSus and AdaPub reduce to)
@@ -25,12 +26,16 @@ import argparse, sys, warnings
 import numpy as np
 from wevent_nb import data
 from wevent_nb.core import HistogramStream, get_mechanism
-from _java import java_missing, run_java
+from pathlib import Path
+from _java import java_missing, patched_classes, run_java
+
+JAVA_BA = Path(__file__).resolve().parent / "java_ba"
 
 SETS = ("spas-uem", "spas-otp", "spas-flu", "spas-tdv")
 EPSS, WS = (0.1, 1.0), (40, 120)
 ROWS = {  # label: (our mechanism and parameters or None, their class and --set fields or None)
     **{m: ((m, {}), (m, [])) for m in ("Uniform", "Sample", "BD", "BA")},   # the forms that agree
+    "BA-noforce": (("BA", {}), ("BA", [], ["no_forced_first.patch"])),   # theirs without the forced publication at t = 0 (java_ba/)
     "PeGaSus": (("PeGaSus", {}), ("Pegasus", [])),
     "PeGaSus-grp": (None, ("Pegasus", ["Pegasus.DEBUG_FORCE_NEW_GROUP_EACH_TIMESTAMP=false"])),
     "Uniform@0.8": (("Uniform", {"eps_factor": 0.8}), None),
@@ -40,9 +45,10 @@ ROWS = {  # label: (our mechanism and parameters or None, their class and --set 
     "FAST": (("FAST", {}), ("FAST_w", [])),
     "FAST-per_bin": (("FAST", {"schedule": "per_bin"}), ("FAST_w", [])),
 }
-def java_maes(cls, fields, key, eps, w, runs):
-    "Their MAE per run (benchmarks/_java.py)."
-    return run_java(cls, key, eps, w, runs, fields)
+def java_maes(cls, fields, key, eps, w, runs, patches=()):
+    "Their MAE per run (benchmarks/_java.py); `patches` (files in benchmarks/java_ba/) applied to their class first."
+    first = patched_classes(f"mechanisms/{cls}.java", [JAVA_BA / p for p in patches], f"{cls}-" + "-".join(Path(p).stem for p in patches)) if patches else None
+    return run_java(cls, key, eps, w, runs, fields, first=first)
 
 
 def our_maes(spec, s, eps, w, runs, seed):
@@ -84,8 +90,8 @@ def main(argv=None):
                     ours = our_maes(ours_spec, s, eps, w, a.runs, seed=0) if ours_spec else None
                     java = None
                     if java_spec and not why:
-                        ck = (java_spec[0], tuple(java_spec[1]), key, eps, w)
-                        if ck not in cache: cache[ck] = java_maes(*java_spec, key, eps, w, a.runs)
+                        ck = (java_spec[0], tuple(java_spec[1]), tuple(map(tuple, java_spec[2:])), key, eps, w)
+                        if ck not in cache: cache[ck] = java_maes(java_spec[0], java_spec[1], key, eps, w, a.runs, *java_spec[2:])
                         java = cache[ck]
                     z = f"{'-':>6s}"
                     if ours is not None and java is not None:
