@@ -11,6 +11,13 @@ HERE = Path(__file__).resolve().parent
 DRIVER_SRC = HERE / "java" / "Driver.java"
 BENCH = Path(os.environ.get("STREAMDP_BENCH", HERE.parent.parent / "streamdp-benchmark"))   # default: a clone beside the repository
 CACHE = Path(os.environ.get("WEVENT_NB_CACHE", Path.home() / ".cache" / "wevent_nb")) / "java-driver"
+SETS, EPSS, WS = ("spas-uem", "spas-otp", "spas-flu", "spas-tdv"), (0.1, 1.0), (40, 120)   # the side-by-side settings: the four SPAS sets
+
+
+def window_sums(s, w):
+    "Sum of s (T or T x d) over each window t-w+1 .. t, for t = w-1 .. T-1: how many samples (or how much budget) a window holds."
+    c = np.cumsum(s, axis=0); c = np.concatenate([np.zeros_like(c[:1]), c])
+    return c[w:] - c[:len(s) - w + 1]
 
 
 def java_missing() -> str:

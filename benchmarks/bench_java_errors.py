@@ -27,12 +27,10 @@ import numpy as np
 from wevent_nb import data
 from wevent_nb.core import HistogramStream, get_mechanism
 from pathlib import Path
-from _java import java_missing, patched_classes, run_java
+from _java import EPSS, SETS, WS, java_missing, patched_classes, run_java
 
 JAVA_BA = Path(__file__).resolve().parent / "java_ba"
 
-SETS = ("spas-uem", "spas-otp", "spas-flu", "spas-tdv")
-EPSS, WS = (0.1, 1.0), (40, 120)
 ROWS = {  # label: (our mechanism and parameters or None, their class and --set fields or None)
     **{m: ((m, {}), (m, [])) for m in ("Uniform", "Sample", "BD", "BA")},   # the forms that agree
     "BA-noforce": (("BA", {}), ("BA", [], ["no_forced_first.patch"])),   # theirs without the forced publication at t = 0 (java_ba/)

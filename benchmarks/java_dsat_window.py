@@ -10,8 +10,7 @@ Run: python benchmarks/java_dsat_window.py [RUNS]   (needs java and a clone of t
 import math, sys, tempfile
 import numpy as np
 
-from _java import java_missing, run_java
-SETS, EPSS, WS = ("spas-uem", "spas-otp", "spas-flu", "spas-tdv"), (0.1, 1.0), (40, 120)
+from _java import EPSS, SETS, WS, java_missing, run_java, window_sums
 
 
 def samples(rel):
@@ -22,8 +21,7 @@ def samples(rel):
 
 def window_counts(s, w):
     "Samples in each window t-w+1 .. t, for t = w .. T-1 (their w-event part begins at t = w + 1; t = w is its last test-free step)."
-    c = np.concatenate([[0], np.cumsum(s)])
-    return c[w + 1:] - c[1:len(s) - w + 1]
+    return window_sums(s, w)[1:]
 
 
 def main(runs=5):

@@ -11,14 +11,7 @@ Run: python benchmarks/java_fast_window.py [RUNS]   (needs java and a clone of t
 import sys, tempfile
 import numpy as np
 
-from _java import java_missing, run_java
-SETS, EPSS, WS = ("spas-uem", "spas-otp", "spas-flu", "spas-tdv"), (0.1, 1.0), (40, 120)
-
-
-def window_sums(s, w):
-    "Sum of s over each window t-w+1 .. t, t = w-1 .. T-1."
-    c = np.cumsum(s, axis=0); c = np.concatenate([np.zeros_like(c[:1]), c])
-    return c[w:] - c[:len(s) - w + 1]
+from _java import EPSS, SETS, WS, java_missing, run_java, window_sums
 
 
 def main(runs=3):
