@@ -87,3 +87,12 @@ def test_release_command_refuses(tmp_path):
     assert "0 timestamp(s) released" in done.stderr
     out = tmp_path / "out.csv"
     assert not out.exists() or out.read_text().count("\n") <= 1
+
+def test_exact_sampler_refuses_a_centre_off_the_range():
+    "The exact sampler: a centre beyond EXACT_MAX is refused before any bit is drawn (the old one returned 1e300 + K = 1e300)."
+    g, h = ExactLaplace(5), ExactLaplace(5)
+    with pytest.raises(ValueError, match=r"loc=1e\+300 is outside the exact range"):
+        g.laplace(1e300, 2.0)
+    with pytest.raises(ValueError, match="EXACT_MAX"):
+        g.laplace(np.array([0.0, 2.0**53]), 2.0)
+    assert g.laplace(float(EXACT_MAX), 2.0) == h.laplace(float(EXACT_MAX), 2.0)    # the refusals drew nothing; the bound itself is taken
