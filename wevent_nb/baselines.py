@@ -203,7 +203,7 @@ class CentralBaseline(Mechanism):
         "Consume the next timestamp's histogram (length d, finite, >= 0); return (estimate, published). A bad x raises a ValueError and changes nothing."
         if not hasattr(self, "_T"): raise RuntimeError(f"call {type(self).__name__}.start(T, d, rng) before step(x)")
         if self._T is not None and self._t >= self._T: raise ValueError(f"step called more than T={self._T} times")
-        x = check_lattice(check_counts(np.atleast_1d(np.asarray(x, dtype=float)), "x", ndim=1), self._rng)
+        x = check_lattice(check_counts(np.atleast_1d(np.asarray(x, dtype=float)), "x", ndim=1), self._rng, statistic=self.exact_statistic, t=self._t)
         if x.shape != (self._d,): raise ValueError(f"x must have shape ({self._d},), got {x.shape}")
         est, pub = self._advance(x)
         return est.copy(), pub
@@ -231,7 +231,7 @@ class CentralBaseline(Mechanism):
         "Process a whole HistogramStream (same releases as the step-wise form)."
         s = self.check_stream(stream)
         self.start(s.T, s.d, rng)
-        check_lattice(s.counts, self._rng, "counts")
+        check_lattice(s.counts, self._rng, "counts", self.exact_statistic)
         self._whole_run(s.counts)
         return self.finish()
 
@@ -248,7 +248,7 @@ class CentralBaseline(Mechanism):
         if check: check_exact_noise(self, g)
         if check and self.unproven() and not self.allow_unproven: raise UnprovenConfiguration(type(self).__name__, self.unproven())
         (T, d), X = s.counts.shape, np.ascontiguousarray(s.counts, dtype=np.float64)
-        check_lattice(X, g, "counts")
+        check_lattice(X, g, "counts", self.exact_statistic)
         est, pub, spent = np.zeros((n, T, d)), np.zeros((n, T), bool), np.zeros((n, T))
         standing, start = np.zeros(n), np.zeros(n, np.int64)
         for r in range(n):
@@ -422,6 +422,7 @@ class BD(CentralBaseline):
     kernel, sites = staticmethod(bd_steps), ("_dissimilarity", "_publish", "_exact_distance")
     noise_roles = {"_dissimilarity": ("statistic", lambda d: 1.0 / d), "_publish": ("release", 1.0), "_exact_distance": ("statistic", 1.0)}
     exact_noise = True   # exact form: integer releases, and the dissimilarity drawn on d * dis, an integer of sensitivity 1
+    exact_statistic = "change_sum"   # d * dis = sum |x - last| <= 2 d max|x|: the counts' exact range (00_core, EXACT_MAX)
     dis_share = 0.5      # fraction of eps per window for the dissimilarity (M1); M2 gets pub_share
     pub_share = 0.5
     remaining_div = 2.0  # a publication takes 1/remaining_div of what the window has left (2: half, the rule of Kellaris et al.)
@@ -753,6 +754,7 @@ class DSAT(CentralBaseline):
                    "_test": ("svt_query", lambda d: 1.0 / d), "_exact_threshold": ("svt_threshold", 1.0), "_exact_query": ("svt_query", 1.0)}
     svt_mode = "restart"
     exact_noise = True   # exact form: the test on d * mean|x - last| (integers), its noises on the same units (Exact noise, below)
+    exact_statistic = "change_sum"   # d * mean|x - last| <= 2 d max|x|: the counts' exact range (00_core, EXACT_MAX)
     threshold_noise = True     # a fresh instance draws its threshold noise (False: deliberately wrong, none)
     folded_threshold = False   # True: deliberately wrong, DSAT as first shipped (one threshold noise, added to the clipped base)
     _ELAPSED = ("window", "absolute")
@@ -1141,6 +1143,7 @@ class Constant(CentralBaseline):
     name, paper = "Constant", "sanity baseline (this project)"
     summary = "release a public constant (default 0) at every timestamp; spends no budget"
     exact_noise = True   # it draws nothing
+    exact_statistic = "none"   # no statistic: no bound on the counts it never reads
 
     def __init__(self, eps=1.0, w=1, value=0.0):
         """A public constant; eps and w are validated but nothing is spent.

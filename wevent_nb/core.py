@@ -12,14 +12,14 @@ from typing import Any, Callable, ClassVar, Iterable, NamedTuple, Sequence
 import numpy as np
 
 # %% auto #0
-__all__ = ['EPS_MIN', 'EPS_MAX', 'STREAM_KINDS', 'REL_TOL', 'GUARANTEES', 'NOISE_ROLES', 'SVT_MODES', 'PrivacyBudgetExceeded',
-           'UnprovenConfiguration', 'check_eps', 'check_positive', 'check_bool', 'check_int', 'check_w',
-           'check_fraction', 'check_array', 'check_counts', 'check_categories', 'check_in_range', 'as_rng',
-           'spawn_rngs', 'seed_from_key', 'HistogramStream', 'CategoricalAggregate', 'CategoricalPopulation',
-           'NumericPopulation', 'PersonalizedPopulation', 'ScalarStream', 'Ledger', 'RollingLedger', 'Release',
-           'check_exact_noise', 'check_lattice', 'Mechanism', 'MechanismInfo', 'register', 'list_mechanisms',
-           'get_mechanism', 'ToyUniform', 'ToyOverspend', 'Runs', 'param_docs', 'Draw', 'NoiseRecorder',
-           'NoiseNotBooked', 'noise_spends', 'check_noise_ledger']
+__all__ = ['EPS_MIN', 'EPS_MAX', 'STREAM_KINDS', 'REL_TOL', 'GUARANTEES', 'EXACT_MAX', 'EXACT_STATISTICS', 'NOISE_ROLES',
+           'SVT_MODES', 'PrivacyBudgetExceeded', 'UnprovenConfiguration', 'check_eps', 'check_positive', 'check_bool',
+           'check_int', 'check_w', 'check_fraction', 'check_array', 'check_counts', 'check_categories',
+           'check_in_range', 'as_rng', 'spawn_rngs', 'seed_from_key', 'HistogramStream', 'CategoricalAggregate',
+           'CategoricalPopulation', 'NumericPopulation', 'PersonalizedPopulation', 'ScalarStream', 'Ledger',
+           'RollingLedger', 'Release', 'check_exact_noise', 'Mechanism', 'MechanismInfo', 'register', 'list_mechanisms',
+           'get_mechanism', 'exact_bound', 'check_lattice', 'ToyUniform', 'ToyOverspend', 'Runs', 'param_docs', 'Draw',
+           'NoiseRecorder', 'NoiseNotBooked', 'noise_spends', 'check_noise_ledger']
 
 # %% ../nbs/00_core.ipynb #e2a90127
 class PrivacyBudgetExceeded(Exception):
@@ -867,12 +867,6 @@ def check_exact_noise(mech, rng):
         raise ValueError(f"{type(mech).__name__} has no exact-noise form: some of its noisy statistics are not on an integer lattice, where "
                          f"discrete noise would reveal them; release it with float noise (a plain numpy Generator)")
 
-def check_lattice(x, rng, name="x"):
-    "With exact noise (an rng with `exact` set), counts must be integers: the discrete mechanism's lattice. Returns x."
-    if getattr(rng, "exact", False) and not np.all(x == np.round(x)):
-        raise ValueError(f"{name} must be integer counts with exact noise (discrete Laplace is private on integer counts only), got {x[x != np.round(x)][0]!r}")
-    return x
-
 def _checked_run(run):
     "Wrap a mechanism's `run`: its Release is sealed with the configuration's guarantee and, unless check=False, checked."
     if getattr(run, "_checked", False): return run        # a class reusing another class's (already wrapped) run
@@ -914,6 +908,7 @@ class Mechanism:
     allow_unproven: bool = False        # the caller's opt-in to a configuration `unproven()` names
     online: ClassVar[bool] = False      # start(None, ...) opens an unbounded run: bounded memory, books charged at each step (06_online)
     exact_noise: ClassVar[bool] = False # its every draw is on an integer lattice its notebook derives: it may draw exact noise (06_online)
+    exact_statistic: ClassVar[str] = "counts"   # its exact form's largest noise-free statistic (EXACT_STATISTICS): sets the counts' exact range
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
         cls.run, cls.finish = _checked_run(cls.run), _sealed_finish(cls.finish)   # also a run or finish inherited from a mixin
@@ -1034,6 +1029,39 @@ def get_mechanism(name: str, **params) -> Mechanism:
     if info is None: raise KeyError(f"no mechanism named {name!r}; registered: {', '.join(sorted(i.name for i in _REGISTRY.values()))}")
     return info.cls(**params)
 
+# %% ../nbs/00_core.ipynb #e1a77ce1
+EXACT_MAX = 2**52   # the largest noise-free exact statistic: half float64's exact integers (2^53), the other half the noise's headroom
+
+EXACT_STATISTICS = {   # an exact form's largest noise-free statistic: (its reach in units of max|x|, as a function of d; what it is)
+    "counts": (lambda d: 1, "the counts themselves (each release is x + K)"),
+    "change_sum": (lambda d: 2 * d, "a sum over the d bins of |x - last release|, up to 2 d max|x| (BD, BA, DSAT, SPAS, a BD-grouping group)"),
+    "none": (lambda d: 0, "none (it draws nothing)")}
+
+def exact_bound(statistic: str, d: int) -> int:
+    "The largest |count| an exact form whose largest statistic is `statistic` (an EXACT_STATISTICS key) takes at dimension d: EXACT_MAX over its reach."
+    if statistic not in EXACT_STATISTICS: raise ValueError(f"statistic={statistic!r} is not allowed: statistic must be one of {', '.join(map(repr, EXACT_STATISTICS))}")
+    reach = EXACT_STATISTICS[statistic][0](check_int(d, "d", minimum=1))
+    return EXACT_MAX // reach if reach else math.inf
+
+def _off_range(x, bound, name, t, statistic):
+    "The ValueError for the first count of x (a row at t, or rows from t) outside [-bound, bound]."
+    i = tuple(int(k) for k in np.argwhere(~(np.abs(x) <= bound))[0])
+    at = f"at t={t + i[0]}, bin {i[1]}" if x.ndim == 2 else f"at t={t}, bin {i[0]}" if x.ndim == 1 else f"at t={t}"
+    reach, what = EXACT_STATISTICS[statistic]
+    return ValueError(f"{name} {at} is {float(x[i])!r}, outside the exact range of exact noise: with d={x.shape[-1] if x.ndim else 1} the counts must be "
+                      f"integers of magnitude at most {bound} = EXACT_MAX // {reach(x.shape[-1] if x.ndim else 1)} (EXACT_MAX = 2^52: its largest "
+                      f"statistic, {what}, must stay an exact float64 integer, or a +1 change would move it by 0 or 2); rescale the counts")
+
+def check_lattice(x, rng, name="x", statistic="counts", t=0):
+    "With exact noise (an rng with `exact` set), counts (a row at timestamp t, or rows from t) must be integers within exact_bound(statistic, d). Returns x."
+    if not getattr(rng, "exact", False): return x
+    a = np.asarray(x)
+    if not np.all(a == np.round(a)):
+        raise ValueError(f"{name} must be integer counts with exact noise (discrete Laplace is private on integer counts only), got {a[a != np.round(a)][0]!r}")
+    bound = exact_bound(statistic, a.shape[-1] if a.ndim else 1)
+    if not np.all(np.abs(a) <= bound): raise _off_range(a, bound, name, t, statistic)
+    return x
+
 # %% ../nbs/00_core.ipynb #aa28435e
 class ToyUniform(Mechanism):
     "Teaching example: eps/w per timestamp, Laplace(w/eps) noise on every bin (not registered); start(None, d) runs it online."
@@ -1047,7 +1075,7 @@ class ToyUniform(Mechanism):
         self._est = None if T is None else np.zeros((T, d))   # online: nothing kept but the books
         return self
     def step(self, x):
-        x = check_lattice(check_counts(x, "x", ndim=1), self._rng)   # before anything changes: a bad x leaves the run as it was
+        x = check_lattice(check_counts(x, "x", ndim=1), self._rng, t=self._t)   # before anything changes: a bad x leaves the run as it was
         if x.shape != (self._d,): raise ValueError(f"x must hold d={self._d} counts, got shape {x.shape}")
         e = self.eps / (self.w - 1 + self.share)
         self.books.spend(self._t, e)                          # online: checked here, before the noise is drawn

@@ -114,6 +114,7 @@ class BDGrouping(CentralBaseline):
     kernel, sites = staticmethod(bdg_steps), ("_group_dissimilarity", "_group_publish")
     noise_roles = {"_group_dissimilarity": ("statistic", 1.0), "_group_publish": ("release", 1.0)}
     exact_noise = True    # exact form: integer releases, and each group's dissimilarity drawn on its integer sum (sensitivity 1)
+    exact_statistic = "change_sum"   # a group's sum |x - last| over at most d bins <= 2 d max|x| (00_core, EXACT_MAX)
     release_scale = 1.0   # the publication's Laplace scale in units of 1/e2 (1: the scale its e2 pays for)
     _ACCOUNTING = ("shared", "per_group")
 

@@ -10,7 +10,7 @@ import math, numbers, sys
 from fractions import Fraction
 from typing import NamedTuple
 import numpy as np
-from .core import as_rng, check_eps, check_positive, check_int, check_array, check_counts, check_categories, check_in_range, Draw, NoiseRecorder
+from .core import EXACT_MAX, as_rng, check_eps, check_positive, check_int, check_array, check_counts, check_categories, check_in_range, Draw, NoiseRecorder
 
 # %% auto #0
 __all__ = ['DLAP_MAX_NUMERATOR', 'FO_NAMES', 'laplace_scale', 'laplace_variance', 'laplace_mechanism', 'SVT',
@@ -195,7 +195,11 @@ class ExactLaplace(np.random.Generator):
         for name in _own_methods(type(g)): setattr(self, name, getattr(g, name))
 
     def laplace(self, loc=0.0, scale=1.0, size=None):
-        "loc + discrete_laplace(scale) as float64, shaped as numpy's laplace (a float for scalar arguments and size None)."
+        "loc + discrete_laplace(scale) as float64, shaped as numpy's laplace (a float for scalar arguments and size None); |loc| <= core.EXACT_MAX."
+        c = np.asarray(loc, np.float64)
+        if not np.all(np.abs(c) <= EXACT_MAX):                       # before any bit is drawn: off the range, loc + K is not exact
+            raise ValueError(f"loc={float(c[~(np.abs(c) <= EXACT_MAX)][0]) if c.ndim else float(c)!r} is outside the exact range: exact noise takes a centre of "
+                             f"magnitude at most EXACT_MAX = 2^52 (00_core), where loc + K stays an exact float64 integer and a +1 change of loc moves it by 1")
         shape = np.broadcast_shapes(np.shape(loc), np.shape(scale)) if size is None else _size_shape(size)
         if np.ndim(scale) == 0: k = discrete_laplace(scale, shape, self)
         else:                                                         # one exact pass per distinct scale

@@ -474,7 +474,7 @@ class SPASStepwise:
         "Consume the histogram of the next timestamp; return (release, published). A bad x raises a ValueError and changes nothing."
         if not hasattr(self, "_T"): raise RuntimeError(f"call {type(self).__name__}.start(T, d, rng) before step(x)")
         if self._T is not None and self._t >= self._T: raise ValueError(f"the run was started for T={self._T} timestamps: no timestamp is left")
-        x = check_lattice(check_counts(x, "x", ndim=1), self._rng)
+        x = check_lattice(check_counts(x, "x", ndim=1), self._rng, statistic=self.exact_statistic, t=self._t)
         if x.shape != (self._d,): raise ValueError(f"x must have shape ({self._d},), got {x.shape}")
         out, k = self._compiled(x[None, :]), self._t - 1
         if self._out is None: k = 0
@@ -506,7 +506,7 @@ class SPASStepwise:
         "Release the whole stream (Algorithm 2 with the paper's warm-up, C update and direct releases): the compiled step in one call."
         s = self.check_stream(stream)
         self.start(s.T, s.d, rng)
-        check_lattice(s.counts, self._rng, "counts")
+        check_lattice(s.counts, self._rng, "counts", self.exact_statistic)
         self._compiled(s.counts)
         return self.finish()
 
@@ -516,7 +516,7 @@ class SPASStepwise:
         n, g = check_int(n, "n", minimum=1), as_rng(rng)
         if check and self.unproven() and not self.allow_unproven: raise UnprovenConfiguration(type(self).__name__, self.unproven())
         X = np.ascontiguousarray(s.counts, dtype=np.float64)
-        check_lattice(X, g, "counts")
+        check_lattice(X, g, "counts", self.exact_statistic)
         (T, d), est = X.shape, np.empty((n,) + X.shape)
         pub, spent, standing, start = np.empty((n, T), bool), np.empty((n, T)), np.zeros(n), np.full(n, T, np.int64)
         for r in range(n):
@@ -548,6 +548,7 @@ def _choice(name, value):
 class SPAS(SPASStepwise, SPASSampling, Mechanism):
     "SPAS (Algorithm 2): adaptive sampling count + weighted SVT + direct releases, central w-event DP."
     exact_noise = True   # exact form: integer releases, the sampling test in units of 1/d (Exact noise)
+    exact_statistic = "change_sum"   # d * dis = sum |x - ref| <= 2 d max|x| (00_core, EXACT_MAX)
     name, paper, stream_kind = "SPAS", "SPAS (paper 001)", "histogram"
     summary = "Predicts the optimal sampling count C* per window, samples with a weighted SVT, spends idle budget directly"
     derivation = "11_spas: The sampling test (the redrawn test, Eqs. R1-R2; the strict test) and The query (dis='raw')"
