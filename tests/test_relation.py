@@ -106,4 +106,4 @@ def test_pbd_substitution_pair_is_held_to_the_stated_eps():
     pp = lambda v: PersonalizedPopulation(v, 2, np.full(20, 1.0), np.full(20, 1))
     assert PBD().run(pp(v0), rng=0).ledger.spent_per_timestamp(0).max() == pytest.approx(0.75)
     r = audit(PBD(eps=1.0, w=1), [Pair(pp(v0), pp(v1), "user 0: 0 -> 1 at the last slot")], n_runs=300, rng=0)
-    assert r.claimed == 2.0 and r.passed, r.row()
+    assert r.claimed == 2.0 and r.passed and r.relation == PERSONALIZED_ADD_REMOVE.describe(), r.row()
