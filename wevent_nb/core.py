@@ -982,13 +982,14 @@ class Mechanism:
     @property
     def params(self) -> dict: return {"eps": self.eps, "w": self.w}
     @property
-    def relation(self) -> Relation:
+    def relation(self) -> Relation | None:
         "The neighbouring relation its guarantee holds for: the stream kind's `RELATIONS` entry (a class whose derivation differs sets `relation`)."
-        return RELATIONS[self.stream_kind]
+        return RELATIONS.get(self.stream_kind)
     @property
     def guarantee(self) -> str:
         "What the mechanism promises, by its stream kind (`GUARANTEES`), and for which neighbours (`relation`)."
-        return f"{GUARANTEES.get(self.stream_kind, '')}; neighbours: {self.relation.describe()}"
+        r = self.relation
+        return GUARANTEES.get(self.stream_kind, "") + (f"; neighbours: {r.describe()}" if r is not None else "")
     def unproven(self) -> str:
         "Why no derivation covers this configuration, or '' when one does (mechanisms with such options override it)."
         return ""
