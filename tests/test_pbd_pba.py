@@ -268,13 +268,14 @@ def test_authors_pba_caught_by_ledger():
         PBAStaleLast().run(flip, rng=0).check()
 
 
-def test_authors_pba_caught_by_auditor():
+def test_authors_pba_on_a_substitution_is_held_to_the_relation():
+    "Its bound on a substitution pair (about 1.2) is above eps_0 but within the 2 eps_0 the add/remove relation gives a substitution (the correct PBD loses 1.5 exactly on such a pair, 13_pbd_pba): no evidence against it; its books catch it (test above)."
     from wevent_nb.audit import audit, Pair
     N, T, w = 20, 12, 6
     alt = np.tile([[0, 1], [1, 0]], (N // 2, T // 2)); changed = alt.copy(); changed[0, T - w:] ^= 1
     pp = lambda v: PersonalizedPopulation(v, 2, np.full(N, 1.0), np.full(N, w))
     r = audit(PBAStaleLast(eps=1.0, w=w), [Pair(pp(alt), pp(changed), "flip")], n_runs=1000, rng=1)
-    assert not r.passed, r.row()
+    assert r.claimed == 2.0 and r.passed and r.eps_lower_bound > 1.0, r.row()
 
 
 def test_bounds_hold_on_a_constant_stream():

@@ -69,7 +69,7 @@ def test_a_stream_shorter_than_a_window_is_accepted(info):
 @pytest.mark.parametrize("info", MECHS, ids=lambda i: i.name)
 def test_every_mechanism_states_its_guarantee_and_is_private_by_default(info):
     m = info.cls(eps=1.0, w=5)
-    assert m.guarantee == GUARANTEES[info.stream_kind] and m.private, (info.name, m.unproven())
+    assert m.guarantee == f"{GUARANTEES[info.stream_kind]}; neighbours: {m.relation.describe()}" and m.private, (info.name, m.unproven())
     assert info.cls.derivation, f"{info.name} does not say where its notebook derives its guarantee"
     rel = m.run(short_stream(info.stream_kind, 24, 5), rng=1)          # run() checks: books, cover, finite outputs
     assert rel.private and rel.reason == "" and rel.guarantee == m.guarantee

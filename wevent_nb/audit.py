@@ -11,18 +11,18 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import betaincinv
 from .core import (Mechanism, HistogramStream, CategoricalPopulation, NumericPopulation, PersonalizedPopulation,
-                            ScalarStream, Ledger, Release, check_int, check_w, check_eps, check_positive, as_rng)
+                            ScalarStream, Ledger, Release, Relation, check_int, check_w, check_eps, check_positive, as_rng)
 
 # %% auto #0
-__all__ = ['SUPPORTED_KINDS', 'PAIR_KINDS', 'N_QUANTILES', 'N_PATTERNS', 'N_AUDIT_USERS', 'N_AUDIT_NUMERIC', 'LEVELS', 'HEIGHTS',
-           'D_HIST', 'D_LOCAL', 'SHAPES', 'N_BOUNDARIES', 'BISECT_RUNS', 'MIN_GAP', 'SEARCH', 'N_SCREEN',
-           'SCREEN_SHARE', 'SCREEN_LEVEL', 'N_KEEP', 'SELECT_SHARE', 'CLAIMS', 'cp_lower', 'cp_upper',
-           'loss_lower_bound', 'Pair', 'reference', 'neighbours', 'changed_timestamps', 'claimed_eps',
-           'neighbour_pairs', 'user_pairs', 'numeric_pairs', 'personalized_pairs', 'event_pairs', 'booked', 'simulate',
-           'features', 'patterns', 'Event', 'candidate_counts', 'oriented', 'AuditResult', 'default_pairs',
-           'random_pairs', 'Jump', 'jump_families', 'Boundary', 'find_boundary', 'ToyRawThreshold', 'search_pairs',
-           'screen', 'audit', 'ToyLocalMean', 'ToyPersonalized', 'ToyEventLaplace', 'ToyLocalMeanHalfNoise',
-           'ToyPersonalizedLargest', 'ToyEventLaplaceHalfNoise']
+__all__ = ['SUPPORTED_KINDS', 'RELATION_STREAMS', 'PAIR_KINDS', 'N_QUANTILES', 'N_PATTERNS', 'N_AUDIT_USERS', 'N_AUDIT_NUMERIC',
+           'LEVELS', 'HEIGHTS', 'D_HIST', 'D_LOCAL', 'SHAPES', 'N_BOUNDARIES', 'BISECT_RUNS', 'MIN_GAP', 'SEARCH',
+           'N_SCREEN', 'SCREEN_SHARE', 'SCREEN_LEVEL', 'N_KEEP', 'SELECT_SHARE', 'CLAIMS', 'cp_lower', 'cp_upper',
+           'loss_lower_bound', 'Pair', 'reference', 'neighbours', 'changed_timestamps', 'pair_source', 'pair_change',
+           'claimed_eps', 'neighbour_pairs', 'user_pairs', 'numeric_pairs', 'personalized_pairs', 'event_pairs',
+           'booked', 'simulate', 'features', 'patterns', 'Event', 'candidate_counts', 'oriented', 'AuditResult',
+           'default_pairs', 'random_pairs', 'Jump', 'jump_families', 'Boundary', 'find_boundary', 'ToyRawThreshold',
+           'search_pairs', 'screen', 'audit', 'ToyLocalMean', 'ToyPersonalized', 'ToyEventLaplace',
+           'ToyLocalMeanHalfNoise', 'ToyPersonalizedLargest', 'ToyEventLaplaceHalfNoise']
 
 # %% ../nbs/05_audit.ipynb #12d5df8e
 def cp_lower(k, n, a):
@@ -110,10 +110,26 @@ def changed_timestamps(x0, x1, w) -> np.ndarray:
     "The timestamps where x0 and x1 differ; ValueError unless they are neighbours (one record, one user or one event, within the window)."
     return neighbours(x0, x1, w)[0]
 
+RELATION_STREAMS = {"record": ("histogram",), "user": ("categorical", "numeric"), "personalized": ("personalized",), "event": ("scalar",)}
+
+def pair_source(mech) -> str:
+    "Which pairs the auditor draws for `mech`: its relation's kind ('record', 'user', 'personalized' or 'event'), checked against its stream kind."
+    kind, r = mech.stream_kind, mech.relation
+    if kind not in SUPPORTED_KINDS: raise ValueError(f"stream kind {kind!r} of {type(mech).__name__} is not supported: audit takes {SUPPORTED_KINDS}")
+    if not isinstance(r, Relation) or kind not in RELATION_STREAMS[r.kind]:
+        raise ValueError(f"{type(mech).__name__}.relation must be a Relation about {kind} streams (kind one of "
+                         f"{[k for k, v in RELATION_STREAMS.items() if kind in v]}), got {r!r}")
+    return r.kind
+
+def pair_change(pair) -> str:
+    "How a pair's unit differs: 'add/remove' for histograms (L1 <= 1 per timestamp: a record in or out), else 'substitute' (populations and scalar streams hold a value for every user and event)."
+    return "add/remove" if isinstance(pair.x0, HistogramStream) else "substitute"
+
 def claimed_eps(mech, pair) -> float:
-    "The eps `mech` claims for the account a pair changes: the changed user's own eps_u (personalized), else the mechanism's eps."
-    if isinstance(pair.x0, PersonalizedPopulation): return float(pair.x0.eps[neighbours(pair.x0, pair.x1, mech.w)[1]])
-    return float(mech.eps)
+    "The eps `mech.relation` gives for the pair: at the changed user's own eps_u (personalized), else at eps; twice that for a substitution under an add/remove relation."
+    if pair.kind not in RELATION_STREAMS[pair_source(mech)]: raise ValueError(f"pair holds {pair.kind} streams, {type(mech).__name__} takes {mech.stream_kind} streams")
+    base = float(pair.x0.eps[neighbours(pair.x0, pair.x1, mech.w)[1]]) if isinstance(pair.x0, PersonalizedPopulation) else float(mech.eps)
+    return mech.relation.eps(base, pair_change(pair))
 
 
 # %% ../nbs/05_audit.ipynb #99913372
@@ -309,6 +325,7 @@ class AuditResult:
     seconds: float
     candidates: int = 0       # candidate pairs screened (0: the pairs were given, or search=0)
     found: Pair | None = field(default=None, repr=False)   # the pair itself, to audit it again
+    relation: str = ""        # the neighbouring relation the pairs were drawn from and the claim computed by (`Relation.describe`)
     @property
     def passed(self) -> bool: return self.eps_lower_bound <= self.claimed
     def row(self) -> dict:
@@ -331,16 +348,13 @@ def _rich(N, eps) -> np.ndarray:
     return np.where(np.arange(N) % 2 == 1, 2 * eps, eps)
 
 def default_pairs(mech) -> list[Pair]:
-    "The fixed pairs for `mech` by stream kind: histogram and scalar T = clip(2w, 6, 12) (>= w), d = 1; categorical and personalized 20 users, d = 2, numeric 1 user, T = clip(w + 2, 4, 8) (>= w)."
-    w, kind = mech.w, mech.stream_kind
+    "The fixed pairs `mech.relation` asks for (`pair_source`): records T = clip(2w, 6, 12) (>= w), d = 1; events the same T; users 20 (numeric 1), d = 2, T = clip(w + 2, 4, 8) (>= w)."
+    w, source = mech.w, pair_source(mech)
     T_central, T_local = _sizes(mech)
-    if kind == "histogram": return neighbour_pairs(T_central, 1, w)
-    if kind == "scalar": return event_pairs(T_central)
-    if kind == "categorical": return user_pairs(N_AUDIT_USERS, T_local, 2, w)
-    if kind == "numeric": return numeric_pairs(N_AUDIT_NUMERIC, T_local, w)
-    if kind == "personalized":                       # user 0 at (eps, w); the others alternate with (2 eps, w)
-        return personalized_pairs(N_AUDIT_USERS, T_local, 2, _rich(N_AUDIT_USERS, mech.eps), np.full(N_AUDIT_USERS, w))
-    raise ValueError(f"stream kind {kind!r} of {type(mech).__name__} is not supported: audit takes {SUPPORTED_KINDS}")
+    if source == "record": return neighbour_pairs(T_central, 1, w)                  # a record added or removed: +-1
+    if source == "event": return event_pairs(T_central)                             # one event changed within [lo, hi]
+    if source == "user": return (numeric_pairs(N_AUDIT_NUMERIC, T_local, w) if mech.stream_kind == "numeric" else user_pairs(N_AUDIT_USERS, T_local, 2, w))
+    return personalized_pairs(N_AUDIT_USERS, T_local, 2, _rich(N_AUDIT_USERS, mech.eps), np.full(N_AUDIT_USERS, w))   # user 0 at (eps, w), the others (2 eps, w)
 
 def _key(s) -> bytes:
     "The identity of a stream's data (two equal streams are run once per batch)."
@@ -420,14 +434,13 @@ def random_pairs(mech,   # the mechanism: its stream kind, w and (personalized) 
                  n,      # how many pairs to draw
                  rng=0,  # seed (int, SeedSequence or None): the same seed draws the same pairs
                 ) -> list[Pair]:
-    "n random neighbouring pairs for `mech`'s stream kind, drawn over the ranges above."
-    n, g, w, kind = check_int(n, "n", minimum=0), as_rng(_seq(rng)), mech.w, mech.stream_kind
-    if kind not in SUPPORTED_KINDS: raise ValueError(f"stream kind {kind!r} of {type(mech).__name__} is not supported: audit takes {SUPPORTED_KINDS}")
+    "n random neighbouring pairs of the kind `mech.relation` asks for (`pair_source`), drawn over the ranges above."
+    n, g, w, kind, source = check_int(n, "n", minimum=0), as_rng(_seq(rng)), mech.w, mech.stream_kind, pair_source(mech)
     Tc, Tl = _sizes(mech)
     N, out = N_AUDIT_USERS, []
     for _ in range(n):
-        if kind == "histogram": out.append(_hist_pair(g, Tc, w))
-        elif kind == "scalar": out.append(_scalar_pair(g, Tc))
+        if source == "record": out.append(_hist_pair(g, Tc, w))
+        elif source == "event": out.append(_scalar_pair(g, Tc))
         elif kind == "numeric": out.append(_numeric_pair(g, N_AUDIT_NUMERIC, Tl, w))
         else:
             d = int(g.choice(D_LOCAL))
@@ -631,7 +644,8 @@ def _runs(mech, pairs, n, seed, book=False):
             side.append(cache[k])
         (e0, b0, k0), (e1, b1, k1) = side
         F0, names = features(e0, b0, p); F1, _ = features(e1, b1, p)
-        out.append((F0, F1, patterns(b0), patterns(b1), names, float(max(k0.max(), k1.max())) if book else math.nan))
+        per = mech.relation.eps(1.0, pair_change(p))            # a booking is for the relation's change: a substitution under add/remove pays it twice
+        out.append((F0, F1, patterns(b0), patterns(b1), names, per * float(max(k0.max(), k1.max())) if book else math.nan))
     return out
 
 CLAIMS = ("eps", "ledger")
@@ -646,7 +660,7 @@ def audit(mechanism,        # a Mechanism, or a factory returning one
           claim="eps",      # compare with 'eps' (the guarantee) or 'ledger' (what the runs book on the pair's changes)
           search=SEARCH,    # random candidate pairs beside the fixed ones and the boundaries; 0: the fixed pairs only
          ) -> AuditResult:
-    "Lower-bound the privacy loss of `mechanism` on searched (or given) pairs and chosen events; compare with its eps or its booking."
+    "Lower-bound the privacy loss of `mechanism` on searched (or given) pairs and chosen events; compare with the eps its relation gives for each pair, or its booking."
     mech = mechanism if isinstance(mechanism, Mechanism) else mechanism()
     if not isinstance(mech, Mechanism): raise ValueError(f"mechanism must be a Mechanism or a factory returning one, got {type(mech).__name__}")
     if mech.eps is None or mech.w is None:     # e.g. PBD(): its budgets come from the population it is given
@@ -688,7 +702,7 @@ def audit(mechanism,        # a Mechanism, or a factory returning one
     n_total = n_bisect + store.count + n_runs * len({_key(x) for i in used for x in (pairs[i].x0, pairs[i].x1)})
     _, bound, sb, i, e, first, kn, kd, bk = max(res, key=lambda r: r[0])     # the candidate closest to (or past) its claim
     return AuditResult(type(mech).__name__, mech.eps, bound, claimed_eps(mech, pairs[i]) if claim == "eps" else bk, claim, pairs[i].label, str(e),
-                       "x0" if first else "x1", kn, kd, n_runs, alpha, sb, n_total / secs, secs, n_cand, pairs[i])
+                       "x0" if first else "x1", kn, kd, n_runs, alpha, sb, n_total / secs, secs, n_cand, pairs[i], mech.relation.describe())
 
 # %% ../nbs/05_audit.ipynb #2cd11d62
 class ToyLocalMean(Mechanism):
@@ -703,7 +717,7 @@ class ToyLocalMean(Mechanism):
         return Release(est, np.ones(s.T, bool), led, self.name, self.params)
 
 class ToyPersonalized(Mechanism):
-    "Teaching example (personalized, not registered): Lap(1 / min_i(eps_i / w_i)) on every count, that budget booked for every user."
+    "Teaching example (personalized, not registered): Lap(1 / min_i(eps_i / w_i)) on every count, that budget booked for every user (add/remove: changed, 2 eps_i)."
     name, paper, stream_kind = "ToyPersonalized", "audit example", "personalized"
     pick = staticmethod(np.min)                        # the broken variant picks the largest per-timestamp budget
     def run(self, stream, rng=None):

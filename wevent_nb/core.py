@@ -12,14 +12,16 @@ from typing import Any, Callable, ClassVar, Iterable, NamedTuple, Sequence
 import numpy as np
 
 # %% auto #0
-__all__ = ['EPS_MIN', 'EPS_MAX', 'STREAM_KINDS', 'REL_TOL', 'GUARANTEES', 'EXACT_MAX', 'EXACT_STATISTICS', 'NOISE_ROLES',
-           'SVT_MODES', 'PrivacyBudgetExceeded', 'UnprovenConfiguration', 'check_eps', 'check_positive', 'check_bool',
-           'check_int', 'check_w', 'check_fraction', 'check_array', 'check_counts', 'check_categories',
-           'check_in_range', 'as_rng', 'spawn_rngs', 'seed_from_key', 'HistogramStream', 'CategoricalAggregate',
-           'CategoricalPopulation', 'NumericPopulation', 'PersonalizedPopulation', 'ScalarStream', 'Ledger',
-           'RollingLedger', 'Release', 'check_exact_noise', 'Mechanism', 'MechanismInfo', 'register', 'list_mechanisms',
-           'get_mechanism', 'exact_bound', 'check_lattice', 'ToyUniform', 'ToyOverspend', 'Runs', 'param_docs', 'Draw',
-           'NoiseRecorder', 'NoiseNotBooked', 'noise_spends', 'check_noise_ledger']
+__all__ = ['EPS_MIN', 'EPS_MAX', 'STREAM_KINDS', 'REL_TOL', 'RELATION_KINDS', 'CHANGES', 'RECORD_ADD_REMOVE', 'USER_CHANGE',
+           'PERSONALIZED_ADD_REMOVE', 'PERSONALIZED_CHANGE', 'EVENT_CHANGE', 'RELATIONS', 'GUARANTEES', 'EXACT_MAX',
+           'EXACT_STATISTICS', 'NOISE_ROLES', 'SVT_MODES', 'PrivacyBudgetExceeded', 'UnprovenConfiguration',
+           'check_eps', 'check_positive', 'check_bool', 'check_int', 'check_w', 'check_fraction', 'check_array',
+           'check_counts', 'check_categories', 'check_in_range', 'as_rng', 'spawn_rngs', 'seed_from_key',
+           'HistogramStream', 'CategoricalAggregate', 'CategoricalPopulation', 'NumericPopulation',
+           'PersonalizedPopulation', 'ScalarStream', 'Ledger', 'RollingLedger', 'Release', 'Relation',
+           'check_exact_noise', 'Mechanism', 'MechanismInfo', 'register', 'list_mechanisms', 'get_mechanism',
+           'exact_bound', 'check_lattice', 'ToyUniform', 'ToyOverspend', 'Runs', 'param_docs', 'Draw', 'NoiseRecorder',
+           'NoiseNotBooked', 'noise_spends', 'check_noise_ledger']
 
 # %% ../nbs/00_core.ipynb #e2a90127
 class PrivacyBudgetExceeded(Exception):
@@ -845,6 +847,48 @@ class Release:
         return (f"Release({self.mechanism or '?'} {self.params}, estimates {np.shape(self.estimates)}, "
                 f"published {int(np.sum(self.published))}/{len(self.published)}, {self.ledger!r}{flag})")
 
+# %% ../nbs/00_core.ipynb #31b59e02
+RELATION_KINDS = ("record", "user", "personalized", "event")   # what differs: a record of a central stream, an LDP user, a personalized user, an event
+CHANGES = ("add/remove", "substitute")
+
+@dataclass(frozen=True)
+class Relation:
+    "A neighbouring relation as a value (cf. Tumult Analytics' `ProtectedChange`): the unit that differs, how, and the eps the derivation gives."
+    kind: str                 # the unit that differs between neighbours: one of RELATION_KINDS
+    change: str               # the change the derivation's eps is for: "add/remove" or "substitute" (CHANGES)
+    substitute: float = 1.0   # a substitution's eps in units of the stated eps (2 for an add/remove derivation: remove, then add)
+    derivation: str = ""      # where the relation is fixed (paper, section)
+    def __post_init__(self):
+        if self.kind not in RELATION_KINDS: raise _bad("kind", self.kind, f"one of {RELATION_KINDS}")
+        if self.change not in CHANGES: raise _bad("change", self.change, f"one of {CHANGES}")
+        if self.change == "substitute" and self.substitute != 1.0: raise _bad("substitute", self.substitute, "1.0 when change='substitute' (the derivation is for substitutions)")
+        if not (isinstance(self.substitute, (int, float)) and 1.0 <= self.substitute <= 2.0): raise _bad("substitute", self.substitute, "a number in [1, 2]")
+    def eps(self, eps, change=None) -> float:
+        "The eps the derivation gives, at budget `eps` (eps_i for a personalized relation), for a pair of `change` (default: the relation's own)."
+        change = self.change if change is None else change
+        if change not in CHANGES: raise _bad("change", change, f"one of {CHANGES}")
+        if change == "add/remove" and self.change == "substitute":
+            raise ValueError(f"change='add/remove' is not allowed for {self.describe()!r}: its data has no absent user or event")
+        return float(eps) * (self.substitute if change == "substitute" else 1.0)
+    def describe(self) -> str:
+        "One line: who differs, how, within which window, and at what eps."
+        who = {"record": "one record", "user": "one user's values", "personalized": "user i's row" if self.change == "add/remove" else "user i's values",
+               "event": "one event's value"}[self.kind]
+        how = {"record": " at each of up to w consecutive timestamps (L1 <= 1 per timestamp)", "user": " at up to w consecutive timestamps",
+               "personalized": " at up to w_i consecutive slots", "event": " within [lo, hi]"}[self.kind]
+        e = "eps_i" if self.kind == "personalized" else "eps"
+        verb = "added or removed" if self.change == "add/remove" else "changed"
+        sub = "" if self.change == "substitute" else f"; changed: {self.substitute:g} {e}"
+        return f"{who} {verb}{how}: {e}{sub}"
+
+RECORD_ADD_REMOVE = Relation("record", "add/remove", 2.0, "Kellaris et al. (2014): neighbouring databases differ by one row; counts have L1 sensitivity 1")
+USER_CHANGE = Relation("user", "substitute", 1.0, "LDP: each report is eps-LDP for any two values of its user")
+PERSONALIZED_ADD_REMOVE = Relation("personalized", "add/remove", 2.0, "13_pbd_pba, Sec. 3.2 (Def. 3.3): neighbouring databases after Kellaris et al.; Lap(1/eps) per bin")
+PERSONALIZED_CHANGE = Relation("personalized", "substitute", 1.0, "13_pbd_pba, PLBU: GRR at eps_i/w_i is eps_i/w_i-LDP for any two values")
+EVENT_CHANGE = Relation("event", "substitute", 1.0, "event level: one value changed within the public domain [lo, hi]")
+RELATIONS = {"histogram": RECORD_ADD_REMOVE, "categorical": USER_CHANGE, "numeric": USER_CHANGE,
+             "personalized": PERSONALIZED_ADD_REMOVE, "scalar": EVENT_CHANGE}
+
 # %% ../nbs/00_core.ipynb #41cba6b2
 GUARANTEES = {"histogram": "central w-event eps-DP (one account: the stream)",
               "categorical": "w-event eps-LDP for every user (one account per user)",
@@ -934,9 +978,14 @@ class Mechanism:
     @property
     def params(self) -> dict: return {"eps": self.eps, "w": self.w}
     @property
+    def relation(self) -> Relation | None:
+        "The neighbouring relation its guarantee holds for: the stream kind's `RELATIONS` entry (a class whose derivation differs sets `relation`)."
+        return RELATIONS.get(self.stream_kind)
+    @property
     def guarantee(self) -> str:
-        "What the mechanism promises, by its stream kind (`GUARANTEES`)."
-        return GUARANTEES.get(self.stream_kind, "")
+        "What the mechanism promises, by its stream kind (`GUARANTEES`), and for which neighbours (`relation`)."
+        r = self.relation
+        return GUARANTEES.get(self.stream_kind, "") + (f"; neighbours: {r.describe()}" if r is not None else "")
     def unproven(self) -> str:
         "Why no derivation covers this configuration, or '' when one does (mechanisms with such options override it)."
         return ""

@@ -13,7 +13,8 @@ from numba import njit, objmode
 from numba.np.random.random_methods import buffered_bounded_lemire_uint32
 from .core import (Mechanism, Release, Ledger, RollingLedger, UnprovenConfiguration, PersonalizedPopulation,
                             HistogramStream, NoiseRecorder, NoiseNotBooked, REL_TOL, EPS_MIN, register, as_rng, check_eps, check_w,
-                            check_bool, check_int, check_array, check_categories, check_fraction)
+                            check_bool, check_int, check_array, check_categories, check_fraction,
+                            PERSONALIZED_ADD_REMOVE, PERSONALIZED_CHANGE)
 from .baselines import BD, BA, check_choice, check_affordable
 from .primitives import GRR, laplace_variance
 from .engine import PORTS, NO_PORT, NO_RNG, Port, pairwise_sum, mean_abs_diff, lap, lap_add
@@ -261,6 +262,7 @@ class PersonalizedMethod(Mechanism):
     "Shared by the personalized methods: the budgets (the population's, or assigned by `users` and held to the population's), the types, the stream check."
     stream_kind: ClassVar[str] = "personalized"
     paper: ClassVar[str] = PAPER
+    relation: ClassVar = PERSONALIZED_ADD_REMOVE   # Sec. 3.2: a user's row added or removed (section "The neighbouring relation")
     def __init__(self, eps=None, w=None, users="stream", o=0.5, n_groups=10, assign_seed=0, allow_unproven=False):
         """The budgets of a personalized method: the population's, or assigned by users and held to the declared ones (PLBU uses this constructor as it is)."""
         # not Mechanism.__init__: eps and w may be None (users='stream' reads the population's budgets)
@@ -667,6 +669,7 @@ def plbu_steps(V, t0, o, est, rng, pid, members, lo, n, p, q, rate):
 class PLBU(PersonalizedMethod):
     "PLBU (Sec. 5.2, reconstructed): every user reports through GRR at eps_i/w_i every slot; per-type unbiased counts."
     name = "PLBU"
+    relation: ClassVar = PERSONALIZED_CHANGE       # local: GRR is eps_i/w_i-LDP for any two values, so a substitution costs eps_i
     summary = "personalized LDP budget uniform: GRR reports at eps_i/w_i from every user at every slot, unbiased count estimate"
     derivation = "13_pbd_pba: PLBU: the local baseline (GRR at eps_i/w_i is eps_i/w_i-LDP at every slot; any w_i slots compose to eps_i)"
     online = True
