@@ -14,9 +14,9 @@ from .core import (Mechanism, HistogramStream, CategoricalPopulation, NumericPop
                             ScalarStream, Ledger, Release, check_int, check_w, check_eps, check_positive, as_rng)
 
 # %% auto #0
-__all__ = ['SUPPORTED_KINDS', 'PAIR_KINDS', 'N_QUANTILES', 'N_PATTERNS', 'N_AUDIT_USERS', 'N_AUDIT_NUMERIC', 'LEVELS', 'HEIGHTS',
-           'D_HIST', 'D_LOCAL', 'SHAPES', 'N_BOUNDARIES', 'BISECT_RUNS', 'MIN_GAP', 'SEARCH', 'N_SCREEN',
-           'SCREEN_SHARE', 'SCREEN_LEVEL', 'N_KEEP', 'SELECT_SHARE', 'CLAIMS', 'cp_lower', 'cp_upper',
+__all__ = ['SUPPORTED_KINDS', 'PAIR_KINDS', 'N_QUANTILES', 'N_PATTERNS', 'N_AUDIT_USERS', 'EVENT_DOMAINS', 'N_AUDIT_NUMERIC',
+           'LEVELS', 'HEIGHTS', 'D_HIST', 'D_LOCAL', 'SHAPES', 'N_BOUNDARIES', 'BISECT_RUNS', 'MIN_GAP', 'SEARCH',
+           'N_SCREEN', 'SCREEN_SHARE', 'SCREEN_LEVEL', 'N_KEEP', 'SELECT_SHARE', 'CLAIMS', 'cp_lower', 'cp_upper',
            'loss_lower_bound', 'Pair', 'reference', 'neighbours', 'changed_timestamps', 'claimed_eps',
            'neighbour_pairs', 'user_pairs', 'numeric_pairs', 'personalized_pairs', 'event_pairs', 'booked', 'simulate',
            'features', 'patterns', 'Event', 'candidate_counts', 'oriented', 'AuditResult', 'default_pairs',
@@ -319,6 +319,7 @@ class AuditResult:
 
 # %% ../nbs/05_audit.ipynb #029b9dce
 N_AUDIT_USERS = 20   # users in the categorical and personalized pairs: few, so that one user's change is a sizeable part of the signal
+EVENT_DOMAINS = ((0.0, 1.0), (0.0, 1000.0))   # the scalar pairs' domains: one bucket and one tau (the whole Laplace share on the event), and 10 buckets and 200 tau candidates at the defaults
 N_AUDIT_NUMERIC = 1  # users in the numeric pairs: alone, user 0's reports are the whole release (averaging 20 users' noise hid a 2 eps leak)
 
 def _sizes(mech) -> tuple[int, int]:
@@ -331,11 +332,11 @@ def _rich(N, eps) -> np.ndarray:
     return np.where(np.arange(N) % 2 == 1, 2 * eps, eps)
 
 def default_pairs(mech) -> list[Pair]:
-    "The fixed pairs for `mech` by stream kind: histogram and scalar T = clip(2w, 6, 12) (>= w), d = 1; categorical and personalized 20 users, d = 2, numeric 1 user, T = clip(w + 2, 4, 8) (>= w)."
+    "The fixed pairs for `mech` by stream kind: histogram and scalar T = clip(2w, 6, 12) (>= w), d = 1 (scalar: on each of EVENT_DOMAINS); categorical and personalized 20 users, d = 2, numeric 1 user, T = clip(w + 2, 4, 8) (>= w)."
     w, kind = mech.w, mech.stream_kind
     T_central, T_local = _sizes(mech)
     if kind == "histogram": return neighbour_pairs(T_central, 1, w)
-    if kind == "scalar": return event_pairs(T_central)
+    if kind == "scalar": return [p for lo, hi in EVENT_DOMAINS for p in event_pairs(T_central, lo, hi)]
     if kind == "categorical": return user_pairs(N_AUDIT_USERS, T_local, 2, w)
     if kind == "numeric": return numeric_pairs(N_AUDIT_NUMERIC, T_local, w)
     if kind == "personalized":                       # user 0 at (eps, w); the others alternate with (2 eps, w)
@@ -427,7 +428,7 @@ def random_pairs(mech,   # the mechanism: its stream kind, w and (personalized) 
     N, out = N_AUDIT_USERS, []
     for _ in range(n):
         if kind == "histogram": out.append(_hist_pair(g, Tc, w))
-        elif kind == "scalar": out.append(_scalar_pair(g, Tc))
+        elif kind == "scalar": out.append(_scalar_pair(g, Tc, *EVENT_DOMAINS[len(out) % 2]))
         elif kind == "numeric": out.append(_numeric_pair(g, N_AUDIT_NUMERIC, Tl, w))
         else:
             d = int(g.choice(D_LOCAL))
