@@ -74,3 +74,40 @@ def test_audit_scalar_pairs_give_tau_a_choice_and_bucorder_buckets(truncation):
         assert wide and all(math.ceil((p.x0.hi - p.x0.lo) / m.m) > 1 for p in wide)
         for p in wide[:2]:
             assert int(np.asarray(m.run(p.x0, rng=0).info["n_b"])) > 1           # the release's own bucket count: GRR runs
+
+
+def _trust_table():
+    "tools/trust_table.py as a module."
+    import importlib.util
+    from pathlib import Path
+    spec = importlib.util.spec_from_file_location("trust_table", Path(__file__).resolve().parents[1] / "tools" / "trust_table.py")
+    mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+    return mod
+
+
+def test_trust_table_columns_tolerate_what_core_offers(monkeypatch):
+    "The relation and secret-keys columns read what core offers (a relation with describe(), info_classification) and stay empty without it."
+    tt = _trust_table()
+    class Rel:
+        def describe(self): return "one record added or removed"
+    monkeypatch.setattr(Uniform, "relation", "record", raising=False)                  # a plain value: as it is
+    assert tt.relation(Uniform(EPS, W)) == "record"
+    monkeypatch.setattr(Uniform, "relation", Rel(), raising=False)
+    assert tt.relation(Uniform(EPS, W)) == "one record added or removed"
+    monkeypatch.delattr(tt.core, "info_classification", raising=False)
+    assert tt.secret_keys(Uniform) == ""
+    for c in ({"threshold": ("secret", "noisy"), "eps_pub": ("public", "booked")}, {"threshold": "secret", "eps_pub": "public"},
+              {"secret": ["threshold"], "public": ["eps_pub"]}):
+        monkeypatch.setattr(tt.core, "info_classification", lambda cls, c=c: c, raising=False)
+        assert tt.secret_keys(Uniform) == "`threshold`"
+
+
+def test_trust_table_only_writes_the_named_rows_with_the_new_columns(tmp_path):
+    tt = _trust_table()
+    out = tmp_path / "t.md"
+    tt.main(["--only", "uniform", "--runs", "50", "--out", str(out)])
+    rows = [l for l in out.read_text().splitlines() if l.startswith("| Uniform ")]
+    head = [l for l in out.read_text().splitlines() if l.startswith("| mechanism ")][0]
+    assert len(rows) == 1 and "branches exercised" in head and "secret keys" in head and "relation" in head
+    assert rows[0].count("|") == head.count("|") and rows[0].rstrip(" |").endswith("publishes, window spent to eps")
+    with pytest.raises(SystemExit): tt.main(["--only", "NoSuchName", "--out", str(out)])
