@@ -18,7 +18,7 @@ from .delay import check_delay_noise
 from .pbd_pba import check_personalized_noise
 
 # %% auto #0
-__all__ = ['CHECK_EPS', 'CHECK_W', 'CHECK_T', 'CHECK_D', 'CHECK_USERS', 'CHECK_DOMAIN', 'NOISE_SEED', 'NOISE_CHECKS',
+__all__ = ['CHECK_EPS', 'CHECK_W', 'CHECK_T', 'CHECK_D', 'CHECK_USERS', 'CHECK_FEW', 'CHECK_DOMAIN', 'NOISE_SEED', 'NOISE_CHECKS',
            'NOISE_COVERED', 'BRANCH_DETECTORS', 'GENERIC_BRANCHES', 'BRANCHES', 'load_mechanism', 'build_mechanism',
            'check_stream', 'diagnostics', 'declared_branches', 'branches_reached', 'check_mechanism', 'MechanismRef',
            'mechanism_entry']
@@ -76,6 +76,7 @@ def build_mechanism(cls: type, eps, w, params: dict | None = None) -> Mechanism:
 CHECK_EPS, CHECK_W, CHECK_T = 1.0, 3, 48   # the checks' setting: small w, so that the auditor's windows are covered by short streams; T long enough for every branch
 CHECK_D = (1000, 6)                         # histogram bins of the even and odd seeds' streams: wide (BD-grouping's default max(1, floor(0.002 d)) groups is 2 only from d = 1000), narrow (DSAT's mean |x - last| over few bins falls below its threshold)
 CHECK_USERS = 30                            # users of the local and personalized check populations
+CHECK_FEW = 3                               # personalized: the first few users declare (eps, w), the others (2 eps, w): a minority PBD/PBA's sampling drops
 CHECK_DOMAIN = (0.0, 1000.0)                # scalar streams: BucOrder's default m = 100 gives 10 buckets, tau_step = 5 gives 200 tau candidates
 NOISE_SEED = 7                              # the noise check's recorder seed (on the check stream of seed 1)
 NOISE_CHECKS = {"histogram": check_noise_ledger, "scalar": check_delay_noise, "personalized": check_personalized_noise}   # ledger vs noise, by stream kind
@@ -106,13 +107,13 @@ def _check_categories(g, N: int, T: int, d: int) -> np.ndarray:
     return np.concatenate([first, g.integers(0, d, (N, T - T // 2))], 1)
 
 def check_stream(kind: str, seed: int = 0, eps: float = CHECK_EPS, w: int = CHECK_W):
-    "A stream of `kind` (CHECK_T timestamps) shaped to reach the mechanisms' branches (see BRANCHES): histograms of CHECK_D[seed % 2] bins; personalized users declare (eps, w) or (2 eps, w), alternately."
+    "A stream of `kind` (CHECK_T timestamps) shaped to reach the mechanisms' branches (see BRANCHES): histograms of CHECK_D[seed % 2] bins; personalized users declare (eps, w) (the first CHECK_FEW) or (2 eps, w)."
     g = np.random.default_rng(seed)
     if kind == "histogram": return HistogramStream(_check_histogram(g, CHECK_T, CHECK_D[seed % 2]))
     if kind == "categorical": return CategoricalPopulation(_check_categories(g, CHECK_USERS, CHECK_T, 4), 4)
     if kind == "numeric": return NumericPopulation(g.random((CHECK_USERS, CHECK_T)))
     if kind == "personalized":
-        return PersonalizedPopulation(_check_categories(g, CHECK_USERS, CHECK_T, 4), 4, np.where(np.arange(CHECK_USERS) % 2, 2 * eps, eps), np.full(CHECK_USERS, w))
+        return PersonalizedPopulation(_check_categories(g, CHECK_USERS, CHECK_T, 4), 4, np.where(np.arange(CHECK_USERS) < CHECK_FEW, eps, 2 * eps), np.full(CHECK_USERS, w))
     if kind == "scalar": return ScalarStream(_check_scalar(g, CHECK_T, *CHECK_DOMAIN), *CHECK_DOMAIN)
     raise ValueError(f"kind={kind!r} is not allowed: a stream kind is one of histogram, categorical, numeric, personalized, scalar")
 
@@ -171,6 +172,7 @@ BRANCH_DETECTORS = {   # branch name -> detector: True when a Release shows the 
     "one group in a batch": lambda r: bool(np.any(_series(r, "groups_per_batch") == 1)),
     "several groups in a batch": lambda r: bool(np.any(_series(r, "groups_per_batch") > 1)),
     "users sampled": lambda r: _series(r, "sampled").dtype == bool and bool(np.any(_series(r, "sampled"))),
+    "DC samples": lambda r: bool(np.any(_series(r, "dc_sampled"))),
     "users skip": lambda r: _fewer(r, "n_published", CHECK_USERS),
     "direct release": lambda r: bool(np.any(_series(r, "kind") == "direct")),
 }
@@ -196,7 +198,8 @@ BRANCHES = {   # registered name -> the branches its checks must reach (names of
     "LBU": _FULL, "LPU": _FULL, "LSP": _BOTH + _LDP_DECIDES, "LBD": ("publishes", "approximates") + _LDP_DECIDES,
     "LPD": _BOTH + _LDP_DECIDES, "LBA": _BOTH + _LDP_DECIDES + ("nullified",), "LPA": _BOTH + _LDP_DECIDES + ("nullified",),
     # personalized (13_pbd_pba)
-    "PBD": ("publishes", "approximates", "users sampled"), "PBA": _BOTH + ("nullified", "budget absorbed"), "PLBU": _FULL,
+    "PBD": ("publishes", "approximates", "users sampled", "DC samples"), "PBA": _BOTH + ("nullified", "budget absorbed", "users sampled", "DC samples"),
+    "PLBU": _FULL,
     # local numeric (12_capp): every user reports at every slot
     **{n: _FULL for n in ("APP", "APP-S", "CAPP", "CAPP-S", "IPP", "Laplace-APP", "Laplace-direct", "PM-APP", "SR-APP", "SR-direct",
                           "SW-direct", "Sampling", "ToPL")},
