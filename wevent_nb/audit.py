@@ -14,15 +14,16 @@ from .core import (Mechanism, HistogramStream, CategoricalPopulation, NumericPop
                             ScalarStream, Ledger, Release, Relation, check_int, check_w, check_eps, check_positive, as_rng)
 
 # %% auto #0
-__all__ = ['SUPPORTED_KINDS', 'RELATION_STREAMS', 'PAIR_KINDS', 'N_QUANTILES', 'N_PATTERNS', 'N_AUDIT_USERS', 'N_AUDIT_NUMERIC',
-           'LEVELS', 'HEIGHTS', 'D_HIST', 'D_LOCAL', 'SHAPES', 'N_BOUNDARIES', 'BISECT_RUNS', 'MIN_GAP', 'SEARCH',
-           'N_SCREEN', 'SCREEN_SHARE', 'SCREEN_LEVEL', 'N_KEEP', 'SELECT_SHARE', 'CLAIMS', 'cp_lower', 'cp_upper',
-           'loss_lower_bound', 'Pair', 'reference', 'neighbours', 'changed_timestamps', 'pair_source', 'pair_change',
-           'claimed_eps', 'neighbour_pairs', 'user_pairs', 'numeric_pairs', 'personalized_pairs', 'event_pairs',
-           'booked', 'simulate', 'features', 'patterns', 'Event', 'candidate_counts', 'oriented', 'AuditResult',
-           'default_pairs', 'random_pairs', 'Jump', 'jump_families', 'Boundary', 'find_boundary', 'ToyRawThreshold',
-           'search_pairs', 'screen', 'audit', 'ToyLocalMean', 'ToyPersonalized', 'ToyEventLaplace',
-           'ToyLocalMeanHalfNoise', 'ToyPersonalizedLargest', 'ToyEventLaplaceHalfNoise']
+__all__ = ['SUPPORTED_KINDS', 'RELATION_STREAMS', 'PAIR_KINDS', 'N_QUANTILES', 'N_PATTERNS', 'N_AUDIT_USERS', 'EVENT_DOMAINS',
+           'N_AUDIT_NUMERIC', 'LEVELS', 'HEIGHTS', 'D_HIST', 'D_LOCAL', 'SHAPES', 'N_BOUNDARIES', 'BISECT_RUNS',
+           'MIN_GAP', 'SEARCH', 'N_SCREEN', 'SCREEN_SHARE', 'SCREEN_LEVEL', 'N_KEEP', 'SELECT_SHARE', 'CLAIMS',
+           'cp_lower', 'cp_upper', 'loss_lower_bound', 'Pair', 'reference', 'neighbours', 'changed_timestamps',
+           'pair_source', 'pair_change', 'claimed_eps', 'neighbour_pairs', 'user_pairs', 'numeric_pairs',
+           'personalized_pairs', 'event_pairs', 'booked', 'simulate', 'features', 'patterns', 'Event',
+           'candidate_counts', 'oriented', 'AuditResult', 'default_pairs', 'random_pairs', 'Jump', 'jump_families',
+           'Boundary', 'find_boundary', 'ToyRawThreshold', 'search_pairs', 'screen', 'audit', 'ToyLocalMean',
+           'ToyPersonalized', 'ToyEventLaplace', 'ToyLocalMeanHalfNoise', 'ToyPersonalizedLargest',
+           'ToyEventLaplaceHalfNoise']
 
 # %% ../nbs/05_audit.ipynb #12d5df8e
 def cp_lower(k, n, a):
@@ -336,6 +337,7 @@ class AuditResult:
 
 # %% ../nbs/05_audit.ipynb #029b9dce
 N_AUDIT_USERS = 20   # users in the categorical and personalized pairs: few, so that one user's change is a sizeable part of the signal
+EVENT_DOMAINS = ((0.0, 1.0), (0.0, 1000.0))   # the scalar pairs' domains: one bucket and one tau (the whole Laplace share on the event), and 10 buckets and 200 tau candidates at the defaults
 N_AUDIT_NUMERIC = 1  # users in the numeric pairs: alone, user 0's reports are the whole release (averaging 20 users' noise hid a 2 eps leak)
 
 def _sizes(mech) -> tuple[int, int]:
@@ -348,11 +350,11 @@ def _rich(N, eps) -> np.ndarray:
     return np.where(np.arange(N) % 2 == 1, 2 * eps, eps)
 
 def default_pairs(mech) -> list[Pair]:
-    "The fixed pairs `mech.relation` asks for (`pair_source`): records T = clip(2w, 6, 12) (>= w), d = 1; events the same T; users 20 (numeric 1), d = 2, T = clip(w + 2, 4, 8) (>= w)."
+    "The fixed pairs `mech.relation` asks for (`pair_source`): records T = clip(2w, 6, 12) (>= w), d = 1; events the same T, on each of EVENT_DOMAINS; users 20 (numeric 1), d = 2, T = clip(w + 2, 4, 8) (>= w)."
     w, source = mech.w, pair_source(mech)
     T_central, T_local = _sizes(mech)
     if source == "record": return neighbour_pairs(T_central, 1, w)                  # a record added or removed: +-1
-    if source == "event": return event_pairs(T_central)                             # one event changed within [lo, hi]
+    if source == "event": return [p for lo, hi in EVENT_DOMAINS for p in event_pairs(T_central, lo, hi)]   # one event changed within [lo, hi]
     if source == "user": return (numeric_pairs(N_AUDIT_NUMERIC, T_local, w) if mech.stream_kind == "numeric" else user_pairs(N_AUDIT_USERS, T_local, 2, w))
     return personalized_pairs(N_AUDIT_USERS, T_local, 2, _rich(N_AUDIT_USERS, mech.eps), np.full(N_AUDIT_USERS, w))   # user 0 at (eps, w), the others (2 eps, w)
 
@@ -440,7 +442,7 @@ def random_pairs(mech,   # the mechanism: its stream kind, w and (personalized) 
     N, out = N_AUDIT_USERS, []
     for _ in range(n):
         if source == "record": out.append(_hist_pair(g, Tc, w))
-        elif source == "event": out.append(_scalar_pair(g, Tc))
+        elif source == "event": out.append(_scalar_pair(g, Tc, *EVENT_DOMAINS[len(out) % 2]))
         elif kind == "numeric": out.append(_numeric_pair(g, N_AUDIT_NUMERIC, Tl, w))
         else:
             d = int(g.choice(D_LOCAL))

@@ -687,7 +687,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=_cmd_datasets)
     s = sub.add_parser("check", help="check a mechanism three ways: its books, its books against the noise it draws, the auditor",
                        description="Build the mechanism at (--eps, --w) with its -p parameters and print one verdict table: the books "
-                                   "(Release.check() on short streams), the ledger against the noise drawn, and the black-box auditor. "
+                                   "(Release.check() on short streams), the ledger against the noise drawn, and the black-box auditor; a fourth row "
+                                   "says which of its declared branches those streams reached (partial is not a failure). "
                                    "Exit 0 when no check fails, 1 when one does, 2 for a spec or parameter that cannot be used.")
     s.add_argument("mechanism", metavar="MODULE:CLASS", help="MODULE:CLASS (an importable module), PATH.py:CLASS (a file anywhere) or a registered name")
     s.add_argument("-p", "--param", nargs=2, action="append", metavar=("KEY", "VALUE"), help="a constructor parameter (repeatable)")

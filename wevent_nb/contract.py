@@ -18,8 +18,10 @@ from .delay import check_delay_noise
 from .pbd_pba import check_personalized_noise
 
 # %% auto #0
-__all__ = ['CHECK_EPS', 'CHECK_W', 'CHECK_T', 'CHECK_USERS', 'NOISE_SEED', 'NOISE_CHECKS', 'NOISE_COVERED', 'load_mechanism',
-           'build_mechanism', 'check_stream', 'check_mechanism', 'MechanismRef', 'mechanism_entry']
+__all__ = ['CHECK_EPS', 'CHECK_W', 'CHECK_T', 'CHECK_D', 'CHECK_USERS', 'CHECK_FEW', 'CHECK_DOMAIN', 'NOISE_SEED', 'NOISE_CHECKS',
+           'NOISE_COVERED', 'BRANCH_DETECTORS', 'GENERIC_BRANCHES', 'BRANCHES', 'load_mechanism', 'build_mechanism',
+           'check_stream', 'diagnostics', 'declared_branches', 'branches_reached', 'check_mechanism', 'MechanismRef',
+           'mechanism_entry']
 
 # %% ../nbs/31_your_mechanism.ipynb #f81b0bbd
 def _file_module(path: Path):
@@ -70,25 +72,154 @@ def build_mechanism(cls: type, eps, w, params: dict | None = None) -> Mechanism:
         raise ValueError(f"{cls.__name__} takes no parameter {', '.join(map(repr, bad))}: its parameters are {', '.join(sig)}")
     return cls(eps=eps, w=w, **params)
 
-# %% ../nbs/31_your_mechanism.ipynb #8e4836c9
-CHECK_EPS, CHECK_W, CHECK_T = 1.0, 3, 24   # the checks' setting: small w and T, so that the auditor's windows are covered by short streams
+# %% ../nbs/31_your_mechanism.ipynb #cbff13ee
+CHECK_EPS, CHECK_W, CHECK_T = 1.0, 3, 48   # the checks' setting: small w, so that the auditor's windows are covered by short streams; T long enough for every branch
+CHECK_D = (1000, 6)                         # histogram bins of the even and odd seeds' streams: wide (BD-grouping's default max(1, floor(0.002 d)) groups is 2 only from d = 1000), narrow (DSAT's mean |x - last| over few bins falls below its threshold)
 CHECK_USERS = 30                            # users of the local and personalized check populations
+CHECK_FEW = 3                               # personalized: the first few users declare (eps, w), the others (2 eps, w): a minority PBD/PBA's sampling drops
+CHECK_DOMAIN = (0.0, 1000.0)                # scalar streams: BucOrder's default m = 100 gives 10 buckets, tau_step = 5 gives 200 tau candidates
 NOISE_SEED = 7                              # the noise check's recorder seed (on the check stream of seed 1)
 NOISE_CHECKS = {"histogram": check_noise_ledger, "scalar": check_delay_noise, "personalized": check_personalized_noise}   # ledger vs noise, by stream kind
 NOISE_COVERED = {"PLBU": "covered by tests/test_pbd_pba.py::test_plbu_reports_booked_and_unbiased (reports, not Laplace draws)",
                  "categorical": "covered by tests/test_noise_ledger.py for registered mechanisms (reports recorded)",
                  "numeric": "covered by tests/test_capp.py::test_ledger_covers_the_reports for registered mechanisms"}   # no Laplace draws to tie: by name, then kind
 
+def _check_histogram(g, T: int, d: int) -> np.ndarray:
+    "Counts (T, d): half the bins in the thousands, half in the tens; flat for T/4, then a random walk; the large bins jump by 4000 at 5T/8, the small ones spike by 300 at 3T/4."
+    h = d // 2
+    large = np.arange(d) < h
+    x = np.tile(np.where(large, g.integers(1000, 4000, d), g.integers(5, 15, d)).astype(float), (T, 1))
+    walk = np.cumsum(g.normal(0, 1, (T, d)), 0) * np.where(large, 30.0, 1.0)
+    x[T // 4:] += walk[T // 4:] - walk[T // 4]
+    x[5 * T // 8:, large] += 4000.0
+    x[3 * T // 4, ~large] += 300.0
+    return np.maximum(0.0, x).round()
+
+def _check_scalar(g, T: int, lo: float, hi: float) -> np.ndarray:
+    "Values (T,) in [lo, hi]: small ones (the lowest 6%) for T/3, the middle for T/6, then spread over the whole domain."
+    a, b = T // 3, T // 2
+    span = hi - lo
+    return np.concatenate([lo + g.uniform(0, 0.06 * span, a), np.full(b - a, lo + span / 2), g.uniform(lo, hi, T - b)]).round()
+
+def _check_categories(g, N: int, T: int, d: int) -> np.ndarray:
+    "Values (N, T) in [0, d): most users at category 0 for the first half (90%), then uniform: a stable stretch, then a shift."
+    first = np.where(g.random((N, T // 2)) < 0.9, 0, g.integers(0, d, (N, T // 2)))
+    return np.concatenate([first, g.integers(0, d, (N, T - T // 2))], 1)
+
 def check_stream(kind: str, seed: int = 0, eps: float = CHECK_EPS, w: int = CHECK_W):
-    "A short stream of `kind` (CHECK_T timestamps) for the checks; the personalized users declare (eps, w)."
+    "A stream of `kind` (CHECK_T timestamps) shaped to reach the mechanisms' branches (see BRANCHES): histograms of CHECK_D[seed % 2] bins; personalized users declare (eps, w) (the first CHECK_FEW) or (2 eps, w)."
     g = np.random.default_rng(seed)
-    if kind == "histogram": return HistogramStream(np.maximum(0, 50 + np.cumsum(g.normal(0, 3, (CHECK_T, 3)), axis=0)).round())
-    if kind == "categorical": return CategoricalPopulation(g.integers(0, 4, (CHECK_USERS, CHECK_T)), 4)
+    if kind == "histogram": return HistogramStream(_check_histogram(g, CHECK_T, CHECK_D[seed % 2]))
+    if kind == "categorical": return CategoricalPopulation(_check_categories(g, CHECK_USERS, CHECK_T, 4), 4)
     if kind == "numeric": return NumericPopulation(g.random((CHECK_USERS, CHECK_T)))
-    if kind == "personalized": return PersonalizedPopulation(g.integers(0, 4, (CHECK_USERS, CHECK_T)), 4, np.full(CHECK_USERS, eps), np.full(CHECK_USERS, w))
-    if kind == "scalar": return ScalarStream(g.integers(0, 100, CHECK_T).astype(float), 0.0, 100.0)
+    if kind == "personalized":
+        return PersonalizedPopulation(_check_categories(g, CHECK_USERS, CHECK_T, 4), 4, np.where(np.arange(CHECK_USERS) < CHECK_FEW, eps, 2 * eps), np.full(CHECK_USERS, w))
+    if kind == "scalar": return ScalarStream(_check_scalar(g, CHECK_T, *CHECK_DOMAIN), *CHECK_DOMAIN)
     raise ValueError(f"kind={kind!r} is not allowed: a stream kind is one of histogram, categorical, numeric, personalized, scalar")
 
+# %% ../nbs/31_your_mechanism.ipynb #41f69d2f
+def diagnostics(rel) -> dict:
+    "A release's diagnostics: its public `info`, merged with `secret_diagnostics()` where the release has that call."
+    out = dict(rel.info)
+    if callable(getattr(rel, "secret_diagnostics", None)): out.update(rel.secret_diagnostics())
+    return out
+
+def _series(rel, key) -> np.ndarray:
+    "The diagnostic `key` as an array (empty when the release has none)."
+    v = diagnostics(rel).get(key)
+    return np.array([]) if v is None else np.asarray(v)
+
+def _decisions(rel, what) -> bool: return bool(np.any(_series(rel, "decision") == what))
+
+def _window_full(rel) -> bool:
+    "Some account's fullest window holds its eps (to rounding)."
+    led = rel.ledger
+    return bool(np.any(led.max_window_spend() >= led.eps * (1 - 1e-9)))
+
+def _svt(rel, above: bool) -> bool:
+    "An SVT query answered above (a publication) or below (a copy): DSAT's `compared` with `published`, SPAS's step kinds."
+    cmp = _series(rel, "compared").astype(bool)
+    if not cmp.size: return False
+    if (kind := _series(rel, "kind")).size: return bool(np.any(kind == "svt")) if above else bool(np.any(cmp & (kind == "copy")))
+    pub = np.asarray(rel.published, bool)
+    return bool(np.any(cmp & (pub if above else ~pub)))
+
+def _fewer(rel, key, than) -> bool:
+    "Some timestamp where the diagnostic `key` is below `than` (a number or another diagnostic's name); False when either is missing."
+    a, b = _series(rel, key), (_series(rel, than) if isinstance(than, str) else np.asarray(than))
+    return bool(a.size and b.size and np.shape(a) == np.broadcast_shapes(np.shape(a), np.shape(b)) and np.any(a < b))
+
+BRANCH_DETECTORS = {   # branch name -> detector: True when a Release shows the branch was taken
+    "publishes": lambda r: bool(np.any(r.published)),
+    "approximates": lambda r: bool(np.any(~np.asarray(r.published, bool))),
+    "window spent to eps": _window_full,
+    "SVT above": lambda r: _svt(r, True),
+    "SVT below": lambda r: _svt(r, False),
+    "interval adapted": lambda r: np.unique(_series(r, "interval")).size > 1,
+    "nullified": lambda r: bool(np.any(_series(r, "nullified"))) or _decisions(r, "nullified"),
+    "budget absorbed": lambda r: bool(np.any(_series(r, "shares") >= 2)),
+    "decides publish": lambda r: _decisions(r, "publish"),
+    "decides approximate": lambda r: _decisions(r, "approx"),
+    "locations skipped": lambda r: _series(r, "sampled").dtype != bool and _fewer(r, "sampled", np.shape(r.estimates)[-1]),
+    "groups formed": lambda r: _fewer(r, "groups", "sampled"),
+    "several groups": lambda r: bool(np.any(np.concatenate([_series(r, k).ravel() for k in ("groups", "n_groups", "groups_published")]) >= 2)),
+    "groups merged": lambda r: _fewer(r, "n_groups", np.shape(r.estimates)[-1]),
+    "regrouping tested": lambda r: bool(np.any(_series(r, "eps_test") > 0)),
+    "a group skips": lambda r: bool(np.any(_series(r, "groups_published") > 0)) and _fewer(r, "groups_published", np.max(_series(r, "groups_published"), initial=0)),   # some publish, some not
+    "tau below the domain": lambda r: _fewer(r, "delta", CHECK_DOMAIN[1] - CHECK_DOMAIN[0]),   # on the check streams' domain
+    "several buckets": lambda r: np.unique(_series(r, "bucket")).size > 1,
+    "GRR step": lambda r: bool(np.any(_series(r, "n_b") > 1)),
+    "one group in a batch": lambda r: bool(np.any(_series(r, "groups_per_batch") == 1)),
+    "several groups in a batch": lambda r: bool(np.any(_series(r, "groups_per_batch") > 1)),
+    "users sampled": lambda r: _series(r, "sampled").dtype == bool and bool(np.any(_series(r, "sampled"))),
+    "DC samples": lambda r: bool(np.any(_series(r, "dc_sampled"))),
+    "users skip": lambda r: _fewer(r, "n_published", CHECK_USERS),
+    "direct release": lambda r: bool(np.any(_series(r, "kind") == "direct")),
+}
+GENERIC_BRANCHES = ("publishes", "approximates", "window spent to eps")   # a mechanism the table does not list
+
+# %% ../nbs/31_your_mechanism.ipynb #9102114f
+_PUB, _FULL, _BOTH = ("publishes",), ("publishes", "window spent to eps"), ("publishes", "approximates", "window spent to eps")
+_LDP_DECIDES, _BATCH_GROUPS = ("decides publish", "decides approximate"), ("one group in a batch", "several groups in a batch")
+BRANCHES = {   # registered name -> the branches its checks must reach (names of BRANCH_DETECTORS)
+    # central histograms (04_baselines, 08_rescuedp, 09_bd_grouping, 11_spas)
+    "Uniform": _FULL, "Sample": _BOTH, "Constant": ("approximates",),
+    "FAST": _BOTH + ("interval adapted",),
+    "BD": ("publishes", "approximates"),                                   # half the remaining budget: a window never reaches eps
+    "BA": _BOTH + ("nullified", "budget absorbed"),
+    "DSAT": _BOTH + ("SVT above", "SVT below"),
+    "SPAS": _BOTH + ("SVT above", "SVT below", "direct release"),
+    "PeGaSus": _FULL,                                                      # its grouping leaves no diagnostic to read
+    "AdaPub": _FULL + ("several groups", "groups merged", "regrouping tested"),
+    "BD-grouping": ("publishes", "approximates", "several groups", "a group skips"),
+    "RescueDP": ("publishes", "approximates", "locations skipped", "groups formed"),     # a group of several locations (every location alone counts as one)
+    "RescueDP1D": ("publishes", "approximates", "locations skipped"),
+    # local categorical (10_ldp_ids)
+    "LBU": _FULL, "LPU": _FULL, "LSP": _BOTH + _LDP_DECIDES, "LBD": ("publishes", "approximates") + _LDP_DECIDES,
+    "LPD": _BOTH + _LDP_DECIDES, "LBA": _BOTH + _LDP_DECIDES + ("nullified",), "LPA": _BOTH + _LDP_DECIDES + ("nullified",),
+    # personalized (13_pbd_pba)
+    "PBD": ("publishes", "approximates", "users sampled", "DC samples"), "PBA": _BOTH + ("nullified", "budget absorbed", "users sampled", "DC samples"),
+    "PLBU": _FULL,
+    # local numeric (12_capp): every user reports at every slot
+    **{n: _FULL for n in ("APP", "APP-S", "CAPP", "CAPP-S", "IPP", "Laplace-APP", "Laplace-direct", "PM-APP", "SR-APP", "SR-direct",
+                          "SW-direct", "Sampling", "ToPL")},
+    "BA-SW": _FULL + ("users skip",),
+    # event-level scalar streams (14_delay); truncation=True adds "tau below the domain" (declared_branches)
+    "Naive": _FULL, "CompOrder": _FULL, "PeGaSus-event": _FULL, "AdaPub-event": _PUB, "Constant-mid": _PUB,
+    "BucOrder": _FULL + ("several buckets", "GRR step"),
+    **{n: _FULL + _BATCH_GROUPS for n in ("Contin_pp", "Contin_reduce", "Discontin_pp", "Discontin_reduce", "PeGaSus_Delay")},
+}
+
+def declared_branches(m) -> tuple:
+    "The branches `m`'s checks must reach: its row of BRANCHES (GENERIC_BRANCHES if it has none), plus 'tau below the domain' when it truncates."
+    out = BRANCHES.get(getattr(m, "name", ""), GENERIC_BRANCHES)
+    return out + (("tau below the domain",) if getattr(m, "truncation", False) is True else ())
+
+def branches_reached(m, releases) -> dict:
+    "For each declared branch of `m`: whether any of `releases` shows it."
+    return {b: any(bool(BRANCH_DETECTORS[b](r)) for r in releases) for b in declared_branches(m)}
+
+# %% ../nbs/31_your_mechanism.ipynb #8e4836c9
 def _one_line(e: BaseException, width: int = 200) -> str:
     s = " ".join(f"{type(e).__name__}: {e}".split())
     return s if len(s) <= width else s[:width - 3] + "..."
@@ -106,6 +237,13 @@ def _noise(m) -> tuple:
     r = fn(m, check_stream(m.stream_kind, 1, m.eps, m.w), seed=NOISE_SEED)
     return "pass", f"{fn.__name__}: {r['draws']} draw(s), the eps they imply booked at every timestamp", float(np.max(r["implied"], initial=0.0))
 
+def _branches(m) -> tuple:
+    "The declared branches the books' streams reached: the same streams and seeds, run unchecked (an overspend is the books' row to report)."
+    reached = branches_reached(m, [m.run(check_stream(m.stream_kind, seed, m.eps, m.w), rng=seed, check=False) for seed in (0, 1)])
+    missing, n = [b for b, ok in reached.items() if not ok], len(reached)
+    if not missing: return "pass", f"all {n} reached on the books' streams: {', '.join(reached)}", 1.0
+    return "partial", f"not reached: {', '.join(missing)} ({n - len(missing)} of {n} reached)", (n - len(missing)) / n
+
 def _audit(m, runs: int, seed: int) -> tuple:
     a = audit(m, n_runs=runs, rng=seed)
     return ("pass" if a.passed else "FAIL", f"lower bound {a.eps_lower_bound:.3g} {'<=' if a.passed else '>'} claimed {a.claimed:g} "
@@ -118,13 +256,13 @@ def check_mechanism(mechanism,                # a Mechanism instance (checked as
                     runs: int = 500,          # the auditor's final runs per side
                     seed: int = 0,            # the auditor's seed
                    ) -> pd.DataFrame:
-    "The books, the books against the noise drawn, and the auditor: one row each (check, verdict pass/FAIL/skip, detail, value); `attrs['passed']` when none fails."
+    "The books, the books against the noise drawn, the auditor, and the branches the books' streams reached: one row each (check, verdict pass/FAIL/skip/partial, detail, value); `attrs['passed']` when none fails."
     if isinstance(mechanism, Mechanism):
         if params: raise ValueError("params is for a class or a spec: a mechanism instance is checked as it was built")
         m = mechanism
     else: m = build_mechanism(load_mechanism(mechanism) if isinstance(mechanism, str) else mechanism, eps, w, params)
     rows = []
-    for check, fn in (("books", _books), ("noise", _noise), ("audit", lambda m: _audit(m, runs, seed))):
+    for check, fn in (("books", _books), ("noise", _noise), ("audit", lambda m: _audit(m, runs, seed)), ("branches", _branches)):
         try: rows.append((check, *fn(m)))
         except Exception as e: rows.append((check, "FAIL", _one_line(e), np.nan))
     df = pd.DataFrame(rows, columns=["check", "verdict", "detail", "value"])
