@@ -997,6 +997,9 @@ class Mechanism:
         return self.finish()
     run = _checked_run(run)
     start = _guarded(start)
+    def simulation_only(self, x=None) -> str:
+        "Why this configuration (or, given, this step's input x) is a simulation device no real release may use, or '' (06_online's sessions refuse it)."
+        return ""
     def run_many(self, stream, n, rng=None, check=True) -> "Runs":
         "n runs made one after another from one generator (`as_rng(rng)`): the releases of n calls `run(stream, rng=g)` with the same g, stacked; each run's books checked unless check=False. A method with a compiled or vectorised step overrides it to run them from one setup."
         n, g = check_int(n, "n", minimum=1), as_rng(rng)

@@ -99,6 +99,7 @@ class Session:
         if not getattr(mech, "online", False): raise NotImplementedError(f"{type(mech).__name__} has no online form yet (its class has online=False)")
         if mech.unproven() and not mech.allow_unproven:
             raise UnprovenConfiguration(mech.name or type(mech).__name__, mech.unproven())
+        if why := mech.simulation_only(): raise ValueError(f"a session releases real data: {why}")
         self.config = session_config(mech, start_kw, seeded=seeded, noise=noise)
         fresh = state is None or not Path(state).exists()
         started = mech.start(None, rng=rng, **start_kw) if fresh else None   # the mechanism's own guard refuses its generator here, before a state file exists
@@ -142,6 +143,7 @@ class Session:
             if self._last is not None and t == self._last.t: return Step(t, self._last.release, True)
             if t < self.t: raise ValueError(f"timestamp {t} was released already (this stream is at t={self.t}): its release was returned then")
             if t > self.t: raise ValueError(f"timestamp {t} is ahead of this stream: timestamps {self.t}..{t - 1} have not been fed")
+        if why := self.mech.simulation_only(x): raise ValueError(f"a session releases real data: {why}")
         try: out = self.mech.step(x)
         except PrivacyBudgetExceeded as e:
             self._refused = (self.t, str(e)); self._restore(); raise
@@ -232,7 +234,10 @@ def release_stream(mechanism: str, eps: float, w: int, state, input="-", output=
     err = err or sys.stderr
     mech = get_mechanism(mechanism, eps=eps, w=w, **(params or {}))
     kind = mech.stream_kind
-    if kind not in RELEASE_KINDS: raise ValueError(f"{mech.name} takes a {kind} stream; the release command reads {' or '.join(RELEASE_KINDS)} streams")
+    if kind not in RELEASE_KINDS:
+        users = (" (one line of counts would be aggregate mode, a simulation device, not a release: a local population's per-user values "
+                 "go through online.Session)") if kind == "categorical" else ""
+        raise ValueError(f"{mech.name} takes a {kind} stream; the release command reads {' or '.join(RELEASE_KINDS)} streams{users}")
     if not mech.online: raise NotImplementedError(f"{mech.name} has no online form yet")
     if kind == "scalar" and (lo is None or hi is None): raise ValueError(f"{mech.name} releases a scalar stream: give its public domain --lo and --hi")
     stored = None
