@@ -341,8 +341,8 @@ from .core import param_docs
 BASELINE_PARAMS = {
     "eps": ("float", "The privacy budget epsilon of every window of w timestamps, in [1e-10, 300] (check_eps; "
                      "ValueError outside). Required, no default: the budget is the caller's choice."),
-    "w": ("int", "The window length in timestamps, an integer >= 1 (check_w); a run raises ValueError when w > T. "
-                 "Required, no default."),
+    "w": ("int", "The window length in timestamps, an integer >= 1 (check_w). A stream shorter than one window (w > T) "
+                 "is accepted: a prefix of an infinite stream, all in one window. Required, no default."),
     "threshold": ("str", 'The publication threshold tau(eps_t2) the noisy dissimilarity must exceed: "kellaris", '
                          'Kellaris et al.\'s Laplace scale 1/eps_t2, or "std", the standard deviation sqrt(2)/eps_t2 of '
                          "a fresh publication (the rule of PBD/PBA's PWSM). One of the two (check_choice). Default "
