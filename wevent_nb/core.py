@@ -865,7 +865,8 @@ def check_exact_noise(mech, rng):
     "Refuse exact noise (an rng with `exact` set, e.g. primitives.ExactLaplace) for a mechanism with no exact form: off its lattice, exact noise leaks."
     if getattr(rng, "exact", False) and not mech.exact_noise:
         raise ValueError(f"{type(mech).__name__} has no exact-noise form: some of its noisy statistics are not on an integer lattice, where "
-                         f"discrete noise would reveal them; release it with float noise (a plain numpy Generator)")
+                         f"discrete noise would reveal them; release it with float noise (a plain numpy Generator; the release command's --noise float), "
+                         f"whose low-order bits Mironov's attack can read (01_primitives)")
 
 def check_lattice(x, rng, name="x"):
     "With exact noise (an rng with `exact` set), counts must be integers: the discrete mechanism's lattice. Returns x."

@@ -114,7 +114,7 @@ class Session:
             if diff: raise StateMismatch(f"{state!s} holds another stream: " + "; ".join(f"{k} is {a!r} there, {b!r} here" for k, (a, b) in diff.items()))
             self._load(stored)
         else:
-            started = started or mech.start(None, rng=rng, **start_kw)
+            if started is None: started = mech.start(None, rng=rng, **start_kw)
             self.mech, self.t, self.rows, self._last, self.meta = started, 0, 0, None, {}
             self._snapshot = None if self.store is None else pickle.dumps(self._state(), protocol=5)
 
