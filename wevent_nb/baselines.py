@@ -11,7 +11,7 @@ from typing import ClassVar
 import numpy as np
 from .core import (Ledger, RollingLedger, PrivacyBudgetExceeded, UnprovenConfiguration, REL_TOL, Release, Mechanism,
                             HistogramStream, register, as_rng, check_eps, check_positive, check_w,
-                            check_int, check_fraction, check_counts, check_array, check_lattice, check_exact_noise, Runs)
+                            check_int, check_fraction, check_counts, check_array, check_lattice, Runs)
 from .engine import njit, Port, NO_PORT, NO_RNG, lap, lap_add, spend, afford, mean_abs_diff, pairwise_sum
 
 # %% auto #0
@@ -230,8 +230,7 @@ class CentralBaseline(Mechanism):
     def run(self, stream, rng=None) -> Release:
         "Process a whole HistogramStream (same releases as the step-wise form)."
         s = self.check_stream(stream)
-        self.start(s.T, s.d, rng)
-        check_lattice(s.counts, self._rng, "counts", self.exact_statistic)
+        self.start(s.T, s.d, rng)            # the generator and the counts' lattice: checked by the base class, before this runs
         self._whole_run(s.counts)
         return self.finish()
 
@@ -245,10 +244,8 @@ class CentralBaseline(Mechanism):
         "n runs one after another from one generator (as n calls `run(stream, rng=g)` with the same g), from one setup: each run's whole stream (`_whole_run`) written into its rows of one array, no Release or Ledger per run; each run's windows checked unless check=False."
         s = self.check_stream(stream)
         n, g = check_int(n, "n", minimum=1), as_rng(rng)
-        if check: check_exact_noise(self, g)
         if check and self.unproven() and not self.allow_unproven: raise UnprovenConfiguration(type(self).__name__, self.unproven())
         (T, d), X = s.counts.shape, np.ascontiguousarray(s.counts, dtype=np.float64)
-        check_lattice(X, g, "counts", self.exact_statistic)
         est, pub, spent = np.zeros((n, T, d)), np.zeros((n, T), bool), np.zeros((n, T))
         standing, start = np.zeros(n), np.zeros(n, np.int64)
         for r in range(n):
@@ -344,8 +341,8 @@ from .core import param_docs
 BASELINE_PARAMS = {
     "eps": ("float", "The privacy budget epsilon of every window of w timestamps, in [1e-10, 300] (check_eps; "
                      "ValueError outside). Required, no default: the budget is the caller's choice."),
-    "w": ("int", "The window length in timestamps, an integer >= 1 (check_w); a run raises ValueError when w > T. "
-                 "Required, no default."),
+    "w": ("int", "The window length in timestamps, an integer >= 1 (check_w). A stream shorter than one window (w > T) "
+                 "is accepted: a prefix of an infinite stream, all in one window. Required, no default."),
     "threshold": ("str", 'The publication threshold tau(eps_t2) the noisy dissimilarity must exceed: "kellaris", '
                          'Kellaris et al.\'s Laplace scale 1/eps_t2, or "std", the standard deviation sqrt(2)/eps_t2 of '
                          "a fresh publication (the rule of PBD/PBA's PWSM). One of the two (check_choice). Default "

@@ -909,14 +909,34 @@ def check_exact_noise(mech, rng):
     "Refuse exact noise (an rng with `exact` set, e.g. primitives.ExactLaplace) for a mechanism with no exact form: off its lattice, exact noise leaks."
     if getattr(rng, "exact", False) and not mech.exact_noise:
         raise ValueError(f"{type(mech).__name__} has no exact-noise form: some of its noisy statistics are not on an integer lattice, where "
-                         f"discrete noise would reveal them; release it with float noise (a plain numpy Generator)")
+                         f"discrete noise would reveal them; release it with float noise (a plain numpy Generator; the release command's --noise float), "
+                         f"whose low-order bits Mironov's attack can read (01_primitives)")
+
+def _guard_noise(mech, rng, stream=None):
+    "The one generator guard: exact noise only for a mechanism with an exact form, and then only on a stream of integer counts."
+    check_exact_noise(mech, rng)
+    counts = getattr(stream, "counts", None)
+    if counts is not None and getattr(rng, "exact", False): check_lattice(np.asarray(counts), rng, "counts", mech.exact_statistic)
+
+def _guarded(method):
+    "Wrap a mechanism's `start` or `run_many`: `_guard_noise` sees its generator (and stream) before the method runs, whatever its signature."
+    if getattr(method, "_guarded", False): return method   # inherited, already wrapped
+    sig = inspect.signature(method)
+    def wrapper(self, *args, **kw):
+        try: a = sig.bind(self, *args, **kw).arguments
+        except TypeError: return method(self, *args, **kw)   # a call the method refuses itself
+        gens = [v for k, v in a.items() if k == "rng" or isinstance(v, np.random.Generator)]
+        for g in gens or [None]: _guard_noise(self, g, a.get("stream"))
+        return method(self, *args, **kw)
+    wrapper._guarded = True
+    return functools.update_wrapper(wrapper, method)
 
 def _checked_run(run):
     "Wrap a mechanism's `run`: its Release is sealed with the configuration's guarantee and, unless check=False, checked."
     if getattr(run, "_checked", False): return run        # a class reusing another class's (already wrapped) run
     def wrapper(self, stream, rng=None, check=True):
         check = check_bool(check, "check")
-        check_exact_noise(self, rng)
+        _guard_noise(self, rng, stream)                   # before the run draws anything
         outer = not self.__dict__.get("_in_run", False)   # a run calling its parent's run is checked once, at the top
         self.__dict__["_in_run"] = True
         try: rel = run(self, stream, rng)
@@ -956,6 +976,7 @@ class Mechanism:
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
         cls.run, cls.finish = _checked_run(cls.run), _sealed_finish(cls.finish)   # also a run or finish inherited from a mixin
+        cls.start, cls.run_many = _guarded(cls.start), _guarded(cls.run_many)      # every entry point that takes a generator
     def __init__(self, eps, w, allow_unproven=False):
         """Validate and store the privacy parameters every mechanism shares (subclasses without their own constructor inherit these docs).
 
@@ -1020,6 +1041,10 @@ class Mechanism:
         for t in range(s.T): self.step(s.counts[t])
         return self.finish()
     run = _checked_run(run)
+    start = _guarded(start)
+    def simulation_only(self, x=None) -> str:
+        "Why this configuration (or, given, this step's input x) is a simulation device no real release may use, or '' (06_online's sessions refuse it)."
+        return ""
     def run_many(self, stream, n, rng=None, check=True) -> "Runs":
         "n runs made one after another from one generator (`as_rng(rng)`): the releases of n calls `run(stream, rng=g)` with the same g, stacked; each run's books checked unless check=False. A method with a compiled or vectorised step overrides it to run them from one setup."
         n, g = check_int(n, "n", minimum=1), as_rng(rng)
@@ -1027,6 +1052,7 @@ class Mechanism:
         return Runs(np.stack([np.asarray(r.estimates, float) for r in out]), np.stack([np.asarray(r.published, bool) for r in out]),
                     np.stack([r.ledger.spent_per_timestamp(0) for r in out]), np.array([r.ledger.standing_charge(0) for r in out]),
                     np.array([int(getattr(r.ledger, "_standing_from", [0])[0]) for r in out]))
+    run_many = _guarded(run_many)
     def __repr__(self): return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in self.params.items())})"
 
 @dataclass(frozen=True)

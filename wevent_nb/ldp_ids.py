@@ -21,11 +21,12 @@ from .engine import PORTS, NO_PORT, pairwise_sum
 
 # %% auto #0
 __all__ = ['LDP_IDS_FOS', 'LDP_IDS_MODES', 'SPARSE_POOL', 'LARGE_SAMPLE', 'CANDIDATE_OVERDRAW', 'CANDIDATE_SLACK',
-           'NUMPY_SAMPLERS', 'BINOMIAL_STATE_WORDS', 'GRR_KIND', 'OUE_KIND', 'LOG_PER_STEP', 'TABLE2', 'TABLE2_TOL',
-           'V', 'dissimilarity', 'mv_hypergeometric', 'sample_available', 'IdRanges', 'bitgen_address',
-           'fo_row_estimate', 'draw_counts', 'LDPIDSMechanism', 'LBU', 'LSP', 'LBD', 'LBA', 'LPU', 'LPD', 'LPA',
-           'forced_decisions', 'mse_lbu', 'mse_lpu', 'mse_lsp', 'mse_window_sum', 'cfpu_theory', 'mre_metric',
-           'cfpu_metric', 'cfpu_fullwin_metric', 'event_series', 'auc_metric']
+           'NUMPY_SAMPLERS', 'BINOMIAL_STATE_WORDS', 'GRR_KIND', 'OUE_KIND', 'LOG_PER_STEP',
+           'AGGREGATE_SIMULATION_ONLY', 'TABLE2', 'TABLE2_TOL', 'V', 'dissimilarity', 'mv_hypergeometric',
+           'sample_available', 'IdRanges', 'bitgen_address', 'fo_row_estimate', 'draw_counts', 'LDPIDSMechanism', 'LBU',
+           'LSP', 'LBD', 'LBA', 'LPU', 'LPD', 'LPA', 'forced_decisions', 'mse_lbu', 'mse_lpu', 'mse_lsp',
+           'mse_window_sum', 'cfpu_theory', 'mre_metric', 'cfpu_metric', 'cfpu_fullwin_metric', 'event_series',
+           'auc_metric']
 
 # %% ../nbs/10_ldp_ids.ipynb #30f57f28
 LDP_IDS_FOS = ("grr", "oue", "adaptive")
@@ -564,7 +565,9 @@ class _LDPIDSContract(Mechanism):
             perturbs its own value; needs a CategoricalPopulation), "aggregate" (the support counts drawn exactly in
             distribution from the true counts) or "auto" (per_user for a CategoricalPopulation, aggregate for a
             CategoricalAggregate; step-wise, an x of length N is per-user and one of length d aggregate, and N == d
-            raises). Both give the same distribution of releases. One of the three (ValueError otherwise; per_user
+            raises). Both give the same distribution of releases only for users whose values are a uniformly random
+            assignment of the counts at each timestamp (exchangeable users): aggregate mode is a simulation device
+            whose Release says "simulation only", and online sessions refuse it. One of the three (ValueError otherwise; per_user
             on an aggregate stream raises at run). Default "auto": the stream's own form.
         u_min : int
             LPD only (the other six ignore it): the fewest publication users N_pp a publication may use; below it LPD
@@ -855,6 +858,9 @@ class _LDPIDSStepwise(_LDPIDSBooks):
         return Release(self._out.est, info["decision"] == "publish", ledger, self.name, self.params, info)
 
 # %% ../nbs/10_ldp_ids.ipynb #aca77f24
+AGGREGATE_SIMULATION_ONLY = ("simulation only: aggregate mode re-draws each timestamp's reporters from its counts, the per-user law only "
+                             "for users whose values are a uniformly random assignment of the counts; not a release of real data")
+
 class LDPIDSMechanism(_LDPIDSStepwise):
     "Base of the seven LDP-IDS methods: validated (eps, w, fo, mode, u_min); start/step/finish (T=None: online), and run(stream, rng) -> Release."
     online = True
@@ -870,6 +876,24 @@ class LDPIDSMechanism(_LDPIDSStepwise):
             for x in rows: self._step(x)
         else: self._steps(rows)
         return self.finish()
+
+    def _seal(self, rel: Release) -> Release:
+        "The base class's seal; an aggregate-mode release's guarantee says it is a simulation (10_ldp_ids, \"Aggregate mode is a simulation device\")."
+        rel = super()._seal(rel)
+        if rel.info.get("mode") == "aggregate": rel.guarantee = f"{rel.guarantee}; {AGGREGATE_SIMULATION_ONLY}"
+        return rel
+
+    def simulation_only(self, x=None) -> str:
+        "Why aggregate mode (mode='aggregate', or a step's d counts under mode='auto') may not release real data, or ''."
+        sim, agg = self._sim, self.mode == "aggregate"
+        if not agg and sim is not None: agg = sim.mode == "aggregate"
+        if not agg and x is not None and sim is not None and sim.mode is None and self.mode == "auto":
+            try: agg = self._infer_mode(np.asarray(x)) == "aggregate"
+            except ValueError: pass                                     # the step raises its own error
+        if not agg: return ""
+        return (f"{self.name} in aggregate mode (a timestamp's d true counts) is a simulation device, not a release: it re-draws each "
+                f"timestamp's reporters from the counts, so a user who differs at every timestamp can be reported at several timestamps "
+                f"of a window and lose more than eps (10_ldp_ids, \"Aggregate mode is a simulation device\"); give the N users' own values (per-user mode)")
 
 # %% ../nbs/10_ldp_ids.ipynb #f70d2d93
 @njit(cache=True, inline="always")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 import numpy as np
-from .core import Mechanism, PrivacyBudgetExceeded, UnprovenConfiguration, as_rng, check_bool, check_exact_noise, get_mechanism
+from .core import Mechanism, PrivacyBudgetExceeded, UnprovenConfiguration, as_rng, check_bool, get_mechanism
 from .primitives import ExactLaplace
 
 # %% auto #0
@@ -96,11 +96,13 @@ class Session:
         if noise not in NOISES: raise ValueError(f"noise={noise!r} is not allowed: noise must be one of {', '.join(map(repr, NOISES))}")
         seeded = rng is not None
         if noise == "exact": rng = ExactLaplace(as_rng(rng))
-        check_exact_noise(mech, rng)
         if not getattr(mech, "online", False): raise NotImplementedError(f"{type(mech).__name__} has no online form yet (its class has online=False)")
         if mech.unproven() and not mech.allow_unproven:
             raise UnprovenConfiguration(mech.name or type(mech).__name__, mech.unproven())
+        if why := mech.simulation_only(): raise ValueError(f"a session releases real data: {why}")
         self.config = session_config(mech, start_kw, seeded=seeded, noise=noise)
+        fresh = state is None or not Path(state).exists()
+        started = mech.start(None, rng=rng, **start_kw) if fresh else None   # the mechanism's own guard refuses its generator here, before a state file exists
         self.store = None if state is None else StateStore(state)
         stored = None if self.store is None else self.store.read()
         self._refused = None
@@ -112,7 +114,8 @@ class Session:
             if diff: raise StateMismatch(f"{state!s} holds another stream: " + "; ".join(f"{k} is {a!r} there, {b!r} here" for k, (a, b) in diff.items()))
             self._load(stored)
         else:
-            self.mech, self.t, self.rows, self._last, self.meta = mech.start(None, rng=rng, **start_kw), 0, 0, None, {}
+            if started is None: started = mech.start(None, rng=rng, **start_kw)
+            self.mech, self.t, self.rows, self._last, self.meta = started, 0, 0, None, {}
             self._snapshot = None if self.store is None else pickle.dumps(self._state(), protocol=5)
 
     @classmethod
@@ -140,6 +143,7 @@ class Session:
             if self._last is not None and t == self._last.t: return Step(t, self._last.release, True)
             if t < self.t: raise ValueError(f"timestamp {t} was released already (this stream is at t={self.t}): its release was returned then")
             if t > self.t: raise ValueError(f"timestamp {t} is ahead of this stream: timestamps {self.t}..{t - 1} have not been fed")
+        if why := self.mech.simulation_only(x): raise ValueError(f"a session releases real data: {why}")
         try: out = self.mech.step(x)
         except PrivacyBudgetExceeded as e:
             self._refused = (self.t, str(e)); self._restore(); raise
@@ -230,13 +234,14 @@ def release_stream(mechanism: str, eps: float, w: int, state, input="-", output=
     err = err or sys.stderr
     mech = get_mechanism(mechanism, eps=eps, w=w, **(params or {}))
     kind = mech.stream_kind
-    if kind not in RELEASE_KINDS: raise ValueError(f"{mech.name} takes a {kind} stream; the release command reads {' or '.join(RELEASE_KINDS)} streams")
+    if kind not in RELEASE_KINDS:
+        users = (" (one line of counts would be aggregate mode, a simulation device, not a release: a local population's per-user values "
+                 "go through online.Session)") if kind == "categorical" else ""
+        raise ValueError(f"{mech.name} takes a {kind} stream; the release command reads {' or '.join(RELEASE_KINDS)} streams{users}")
     if not mech.online: raise NotImplementedError(f"{mech.name} has no online form yet")
-    if noise == "exact" and not mech.exact_noise:
-        raise ValueError(f"{mech.name} has no exact-noise form (some of its noisy statistics are off an integer lattice); "
-                         f"--noise float releases it with floating-point noise, which Mironov's attack can read (see 01_primitives)")
     if kind == "scalar" and (lo is None or hi is None): raise ValueError(f"{mech.name} releases a scalar stream: give its public domain --lo and --hi")
-    store = StateStore(state); stored = store.read(); store.close()
+    stored = None
+    if Path(state).exists(): store = StateStore(state); stored = store.read(); store.close()   # no file made before the session starts
     start_kw = dict(lo=float(lo), hi=float(hi)) if kind == "scalar" else {}
     if stored is not None and kind == "histogram": start_kw["d"] = stored["config"]["start"].get("d")
     elif kind == "histogram" and d is not None: start_kw["d"] = int(d)
@@ -253,11 +258,14 @@ def release_stream(mechanism: str, eps: float, w: int, state, input="-", output=
             lineno += 1
             if lineno <= skip or not text.strip(): continue
             counts["lines"] += 1
+            try: x = _parse_line(text, lineno)
+            except ValueError as e:
+                print(f"wevent-nb release: {e}; the state is unchanged, the next line continues", file=err)
+                counts["bad"] += 1; continue
+            if session is None:   # outside the per-line errors: a mechanism refusing its noise or start arguments stops the command
+                if kind == "histogram" and "d" not in start_kw: start_kw["d"] = x.size
+                session = Session(mech, rng=seed, state=state, resume=False, noise=noise, **start_kw)
             try:
-                x = _parse_line(text, lineno)
-                if session is None:
-                    if kind == "histogram" and "d" not in start_kw: start_kw["d"] = x.size
-                    session = Session(mech, rng=seed, state=state, resume=False, noise=noise, **start_kw)
                 if kind == "histogram" and x.size != start_kw["d"]: raise ValueError(f"{x.size} values, this stream has d={start_kw['d']}")
                 if kind == "scalar":
                     if x.size != 1: raise ValueError(f"{x.size} values, a scalar stream has one per line")

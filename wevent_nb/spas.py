@@ -505,8 +505,7 @@ class SPASStepwise:
     def run(self, stream, rng=None) -> Release:
         "Release the whole stream (Algorithm 2 with the paper's warm-up, C update and direct releases): the compiled step in one call."
         s = self.check_stream(stream)
-        self.start(s.T, s.d, rng)
-        check_lattice(s.counts, self._rng, "counts", self.exact_statistic)
+        self.start(s.T, s.d, rng)            # the generator and the counts' lattice: checked by the base class, before this runs
         self._compiled(s.counts)
         return self.finish()
 
@@ -516,7 +515,6 @@ class SPASStepwise:
         n, g = check_int(n, "n", minimum=1), as_rng(rng)
         if check and self.unproven() and not self.allow_unproven: raise UnprovenConfiguration(type(self).__name__, self.unproven())
         X = np.ascontiguousarray(s.counts, dtype=np.float64)
-        check_lattice(X, g, "counts", self.exact_statistic)
         (T, d), est = X.shape, np.empty((n,) + X.shape)
         pub, spent, standing, start = np.empty((n, T), bool), np.empty((n, T)), np.zeros(n), np.full(n, T, np.int64)
         for r in range(n):
