@@ -109,17 +109,24 @@ def test_an_empty_state_is_refused_not_a_new_stream(tmp_path):
     assert rows(tmp_path / "out.csv") == 0 and (tmp_path / "s.state").read_bytes() == b""
 
 # ------------------------------------------------------------------------ finding 12 (part): a state it cannot trust
+@pytest.fixture(scope="module")
+def seeded_stream(tmp_path_factory):
+    "A folder holding a stream released by the command: 20 timestamps, --seed 3 (each test spoils its own copy)."
+    tmp = tmp_path_factory.mktemp("stream")
+    (tmp / "in.csv").write_text("".join(lines(20)[1]))
+    assert run(tmp, "--seed", "3").returncode == 0
+    return tmp
+
 @pytest.mark.parametrize("spoil, words", [(lambda b: b[:len(b) // 2], "truncated"), (lambda b: b[:30], "truncated"),
                                           (lambda b: np.random.default_rng(1).bytes(len(b)), "not a wevent_nb state file"),
                                           (lambda b: b + b"\0", "after its end"),
                                           (lambda b: b[:-5] + bytes([b[-5] ^ 1]) + b[-4:], "not signed by this installation's key"),
                                           (lambda b: b[:16] + (99).to_bytes(4, "big") + b[20:], "layout 99")])
-def test_a_spoiled_state_is_one_clear_error(tmp_path, spoil, words):
+def test_a_spoiled_state_is_one_clear_error(tmp_path, seeded_stream, spoil, words):
     "Truncated (before: an UnpicklingError), garbage, longer than written, altered, of another layout: exit 1, nothing released."
     X, text = lines(30)
-    (tmp_path / "in.csv").write_text("".join(text[:20]))
-    assert run(tmp_path, "--seed", "3").returncode == 0
-    state = tmp_path / "s.state"; state.write_bytes(spoil(state.read_bytes()))
+    shutil.copyfile(seeded_stream / "out.csv", tmp_path / "out.csv")
+    (tmp_path / "s.state").write_bytes(spoil((seeded_stream / "s.state").read_bytes()))
     (tmp_path / "in.csv").write_text("".join(text))
     clear(run(tmp_path, "--seed", "3"), 1, words)
     assert rows(tmp_path / "out.csv") == 20
