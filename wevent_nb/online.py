@@ -109,8 +109,7 @@ def _unpack_state(data: bytes, key: bytes, where: str) -> dict:
                   else f"has {len(data) - n - _MAC - size} bytes after its end: not as written")
     body = data[n + _MAC:]
     if not hmac.compare_digest(data[n:n + _MAC], hmac.new(key, data[:n] + body, hashlib.sha256).digest()):
-        raise bad("is not signed by this installation's key: it was altered, or written where another key signs "
-                  f"(this key: ${KEY_ENV} or {str(state_key_path())!r})")
+        raise bad(f"is not signed by this installation's key ({str(state_key_path())!r}): it was altered, or written where another key signs")
     m = struct.unpack_from(">Q", body)[0]
     meta = json.loads(body[8:8 + m]); cut = 8 + m + meta["state"]
     return dict(config=meta["config"], t=meta["t"], rows=meta["rows"], state=body[8 + m:cut], last=body[cut:] or None)
@@ -157,7 +156,9 @@ class StateStore:
         "Release the lock (the state itself is complete after every write)."
         if self._lock is not None: os.close(self._lock); self._lock = None
 
-    def __del__(self): self.close()
+    def __del__(self):
+        try: self.close()
+        except Exception: pass             # at interpreter exit; the kernel drops the lock with the process anyway
 
 # %% ../nbs/06_online.ipynb #efff0ced
 @dataclass
