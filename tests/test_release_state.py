@@ -1,10 +1,12 @@
 """The release command's state (issue 38): one writer, checked with two real processes; one self-contained signed file that a
 plain copy captures; seeded and unseeded runs that do not mix; one clear error, no traceback, for a state that is empty,
 truncated, garbage, of another layout, forged, or cannot be written (a full disk, by RLIMIT_FSIZE in the child)."""
-import json, os, pickle, resource, shutil, signal, sqlite3, subprocess, sys, time
+import contextlib, io, json, os, pickle, resource, shutil, signal, sqlite3, subprocess, sys, time
 from pathlib import Path
+from types import SimpleNamespace
 import numpy as np
 import pytest
+from wevent_nb.cli import main
 from wevent_nb.core import get_mechanism
 from wevent_nb.online import Session, _format_rows, session_config
 
@@ -20,8 +22,15 @@ def cmd(tmp, *extra, input="in.csv", output="out.csv", state="s.state"):
     return CMD + ["release", MECH, "--eps", str(EPS), "--w", str(W), "--state", str(tmp / state),
                   "--input", input if input == "-" else str(tmp / input), "--output", str(tmp / output), *extra]
 
-def run(tmp, *extra, env=None, preexec_fn=None, **kw):
-    return subprocess.run(cmd(tmp, *extra, **kw), capture_output=True, text=True, timeout=120, env=env, preexec_fn=preexec_fn)
+def spawn(tmp, *extra, preexec_fn=None, **kw):
+    "The command in a process of its own."
+    return subprocess.run(cmd(tmp, *extra, **kw), capture_output=True, text=True, timeout=120, preexec_fn=preexec_fn)
+
+def run(tmp, *extra, **kw):
+    "The command in this process (its `main`, standard error captured): fast, and the same code path."
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err): code = main(cmd(tmp, *extra, **kw)[len(CMD):])
+    return SimpleNamespace(returncode=code, stderr=err.getvalue())
 
 def rows(path):
     "Release rows in an output file (0 for a missing one or a header alone)."
@@ -131,16 +140,19 @@ def test_a_spoiled_state_is_one_clear_error(tmp_path, seeded_stream, spoil, word
     clear(run(tmp_path, "--seed", "3"), 1, words)
     assert rows(tmp_path / "out.csv") == 20
 
-def test_a_state_signed_by_another_installation_is_refused(tmp_path):
+def test_a_state_signed_by_another_installation_is_refused(tmp_path, monkeypatch):
     X, text = lines(30)
     (tmp_path / "in.csv").write_text("".join(text[:20]))
-    other = dict(os.environ, WEVENT_NB_KEY=str(tmp_path / "other" / "state.key"))
-    assert run(tmp_path, env=other).returncode == 0
+    ours = os.environ["WEVENT_NB_KEY"]
+    monkeypatch.setenv("WEVENT_NB_KEY", str(tmp_path / "other" / "state.key"))
+    assert run(tmp_path).returncode == 0
     assert (tmp_path / "other" / "state.key").stat().st_mode & 0o777 == 0o600     # made on first use, for its owner only
     (tmp_path / "in.csv").write_text("".join(text))
+    monkeypatch.setenv("WEVENT_NB_KEY", ours)
     clear(run(tmp_path), 1, "not signed by this installation's key")
     assert rows(tmp_path / "out.csv") == 20
-    assert run(tmp_path, env=other).returncode == 0 and rows(tmp_path / "out.csv") == 30   # where it was signed, it goes on
+    monkeypatch.setenv("WEVENT_NB_KEY", str(tmp_path / "other" / "state.key"))
+    assert run(tmp_path).returncode == 0 and rows(tmp_path / "out.csv") == 30   # where it was signed, it goes on
 
 # ------------------------------------------------------------------------------ finding 5: opening a state runs no code
 class _Payload:
@@ -208,7 +220,7 @@ def test_a_full_disk_for_the_state_is_one_clear_error_and_nothing_is_released(tm
     limit = len(before[0]) - 200                                    # the state no longer fits; the output (20 more rows) does
     assert limit > len(before[1]) + 20 * 40, (limit, len(before[1]))
     (tmp_path / "in.csv").write_text("".join(text))
-    r = run(tmp_path, "--seed", "3", preexec_fn=_file_size_limit(limit))
+    r = spawn(tmp_path, "--seed", "3", preexec_fn=_file_size_limit(limit))
     clear(r, 1, "could not be written")
     assert "nothing was released for t=20" in r.stderr
     assert (tmp_path / "s.state").read_bytes() == before[0] and (tmp_path / "out.csv").read_bytes() == before[1]
