@@ -1,9 +1,10 @@
 """Online sessions at scale: resident memory after 10^4 ... 10^7 steps (flat after the first windows), steps per second
-in memory, and steps per second with the durable state written (SQLite, synced) before every release.
+in memory, and steps per second with the durable state written (one signed file, replaced and synced) before every release.
 
 Mechanisms: Uniform and BD (central, d=8), and one of each other family at its usual size (see CASES). Each case runs in a
 fresh process, so the RSS figures are its own. Input: a fixed block of 10^4 rows cycled (no input grows with t).
-Run: .venv/bin/python benchmarks/bench_online.py [--steps 10000,100000,1000000,10000000] [--durable-steps 5000] [CASE ...]
+Run: .venv/bin/python benchmarks/bench_online.py [--steps 10000,100000,1000000,10000000] [--durable-steps 5000] [--w W] [CASE ...]
+(--w W: every case at window W instead of its own; the state written each step grows with w for the central ones.)
 """
 import argparse, json, os, subprocess, sys, tempfile, time
 import numpy as np
@@ -26,10 +27,11 @@ def rss_mib() -> float:
             if line.startswith("VmRSS:"): return int(line.split()[1]) / 1024
     return float("nan")
 
-def one(case: str, steps: list[int], durable_steps: int) -> dict:
+def one(case: str, steps: list[int], durable_steps: int, w: int | None = None) -> dict:
     from wevent_nb.core import get_mechanism
     from wevent_nb.online import Session
     mech, params, start, gen = CASES[case]
+    if w is not None: params = dict(params, w=w)
     X = gen(np.random.default_rng(0), BLOCK)
     s = Session(get_mechanism(mech, **params), rng=1, **start)
     out, t, t0 = dict(case=case, rss_mib={}, steps_per_s=None), 0, time.perf_counter()
@@ -53,14 +55,16 @@ def main():
     ap.add_argument("cases", nargs="*", default=list(CASES))
     ap.add_argument("--steps", default="10000,100000,1000000,10000000", help="comma-separated step counts at which RSS is read")
     ap.add_argument("--durable-steps", type=int, default=5_000, help="steps of the durable-state run")
+    ap.add_argument("--w", type=int, default=None, help="window length for every case (default: each case's own)")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     a = ap.parse_args()
     steps = [int(s) for s in a.steps.split(",")]
-    if a.one: print(json.dumps(one(a.one, steps, a.durable_steps))); return
+    if a.one: print(json.dumps(one(a.one, steps, a.durable_steps, a.w))); return
     print(f"{'case':12s} " + " ".join(f"{'RSS@' + f'{s:.0e}':>10s}" for s in steps) + f" {'steps/s':>9s} {'durable/s':>9s} {'state':>8s}")
     for c in a.cases:
         if c not in CASES: sys.exit(f"unknown case {c!r}: cases are {', '.join(CASES)}")
-        r = subprocess.run([sys.executable, __file__, "--one", c, "--steps", a.steps, "--durable-steps", str(a.durable_steps)],
+        r = subprocess.run([sys.executable, __file__, "--one", c, "--steps", a.steps, "--durable-steps", str(a.durable_steps)]
+                           + ([] if a.w is None else ["--w", str(a.w)]),
                            capture_output=True, text=True)
         if r.returncode: print(f"{c:12s} failed: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else r.returncode}"); continue
         o = json.loads(r.stdout)

@@ -1,8 +1,10 @@
-import json, os, re, shutil, subprocess
+import json, os, re, shutil, subprocess, tempfile
 from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+# the state-signing key of the tests (06_online): a temporary one, never the user's ~/.config/wevent_nb/state.key
+os.environ["WEVENT_NB_KEY"] = os.path.join(tempfile.mkdtemp(prefix="wevent_nb_key_"), "state.key")
 
 def _data_dir():
     env = os.environ.get("WEVENT_NB_DATA")

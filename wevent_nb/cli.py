@@ -655,16 +655,16 @@ def _cmd_check(args) -> int:
     return 1 if failed else 0
 
 def _cmd_release(args) -> int:
-    from wevent_nb.online import release_stream, StateExists, StateMismatch, SessionRefused
+    from wevent_nb.online import release_stream, StateExists, StateInvalid, StateLocked, StateMismatch, SessionRefused
     from wevent_nb.core import PrivacyBudgetExceeded, UnprovenConfiguration
     params = {k: parse_value(v) for k, v in (args.param or [])}
     try:
         res = release_stream(args.mechanism, args.eps, args.w, args.state, input=args.input, output=args.output, seed=args.seed,
                              params=params, lo=args.lo, hi=args.hi, d=args.d, noise=args.noise)
     except KeyboardInterrupt: print("wevent-nb release: interrupted; the state holds every release made", file=sys.stderr); return 130
-    except (KeyError, ValueError, TypeError, OSError, NotImplementedError, PrivacyBudgetExceeded, StateExists, SessionRefused) as e:
+    except (KeyError, ValueError, TypeError, OSError, NotImplementedError, PrivacyBudgetExceeded, StateExists, StateLocked, SessionRefused) as e:
         print(f"wevent-nb release: {e.args[0] if isinstance(e, KeyError) and e.args else e}", file=sys.stderr)
-        at_run_time = isinstance(e, (OSError, UnicodeError, StateExists, StateMismatch, SessionRefused, PrivacyBudgetExceeded))
+        at_run_time = isinstance(e, (OSError, UnicodeError, StateExists, StateMismatch, StateInvalid, StateLocked, SessionRefused, PrivacyBudgetExceeded))
         return 1 if at_run_time and not isinstance(e, UnprovenConfiguration) else 2   # else: the mechanism, its parameters or flags
     print(f"wevent-nb release: {res['released']} timestamp(s) released, {res['bad']} bad line(s) skipped; the stream is at t={res.get('t', 0)}"
           + (" (resumed)" if res["resumed"] else ""), file=sys.stderr)

@@ -6,7 +6,7 @@ Docs: https://wevent-nb.github.io/wevent_nb/online.html.md"""
 
 # %% ../nbs/06_online.ipynb #938d4907
 from __future__ import annotations
-import hashlib, json, os, pickle, sqlite3
+import fcntl, hashlib, hmac, json, os, pickle, secrets, struct
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,8 +15,8 @@ from .core import Mechanism, PrivacyBudgetExceeded, UnprovenConfiguration, as_rn
 from .primitives import ExactLaplace
 
 # %% auto #0
-__all__ = ['STATE_SCHEMA', 'NOISES', 'RELEASE_KINDS', 'StateExists', 'StateMismatch', 'SessionRefused', 'StateStore', 'Step',
-           'session_config', 'Session', 'release_stream']
+__all__ = ['KEY_ENV', 'STATE_SCHEMA', 'NOISES', 'RELEASE_KINDS', 'StateExists', 'StateMismatch', 'StateInvalid', 'StateLocked',
+           'SessionRefused', 'state_key_path', 'StateStore', 'Step', 'session_config', 'Session', 'release_stream']
 
 # %% ../nbs/06_online.ipynb #04ecde87
 class StateExists(Exception):
@@ -25,45 +25,140 @@ class StateExists(Exception):
 class StateMismatch(ValueError):
     "A durable state was opened with other parameters than the stream it holds."
 
+class StateInvalid(ValueError):
+    "A state file that cannot be trusted: empty, truncated, not a state, of another layout, or not signed by this installation's key."
+
+class StateLocked(RuntimeError):
+    "A state already open in another process (or another session of this one): one writer at a time."
+
 class SessionRefused(RuntimeError):
     "A session that refused a spend (its mechanism overspends) or lost its state takes no further step."
 
-# %% ../nbs/06_online.ipynb #2e964d49
-STATE_SCHEMA = 1   # version of the state file's layout; a file of another version is refused, not guessed at
+# %% ../nbs/06_online.ipynb #e9c81e39
+KEY_ENV = "WEVENT_NB_KEY"   # the environment variable naming the key file (default: ~/.config/wevent_nb/state.key)
 
+def state_key_path() -> Path:
+    "Where this installation's state-signing key lives: $WEVENT_NB_KEY, else state.key in $XDG_CONFIG_HOME/wevent_nb (default ~/.config)."
+    if os.environ.get(KEY_ENV): return Path(os.environ[KEY_ENV]).expanduser()
+    return Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config").expanduser() / "wevent_nb" / "state.key"
+
+def _make_key(path: Path):
+    "Create the key file (32 random bytes, hex) with mode 0600; a key made meanwhile by another process wins."
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try: os.write(fd, secrets.token_hex(32).encode() + b"\n"); os.fsync(fd)
+    finally: os.close(fd)
+    try: os.link(tmp, path)                     # atomic, and never over a key that exists
+    except FileExistsError: pass
+    finally: tmp.unlink()
+
+def _state_key() -> tuple[bytes, Path, bool]:
+    "This installation's key, its file, and whether the file was created by this call."
+    path, made = state_key_path(), False
+    if not path.exists(): _make_key(path); made = True
+    if path.stat().st_mode & 0o077:
+        raise StateInvalid(f"the state key {str(path)!r} can be read by others (mode {path.stat().st_mode & 0o777:o}): chmod 600 it")
+    text = path.read_text(errors="replace").strip()
+    try: key = bytes.fromhex(text)
+    except ValueError: key = b""
+    if len(key) < 32: raise StateInvalid(f"the state key {str(path)!r} is not a wevent_nb key (64 hex digits): restore it, or point ${KEY_ENV} at it")
+    return key, path, made
+
+# %% ../nbs/06_online.ipynb #ec3cf7cd
+def _take_lock(path: Path) -> int:
+    "An exclusive lock on the file beside the state `path` (its name + '.lock'), held until the fd closes; our pid written in it."
+    lock = path.with_name(path.name + ".lock")
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+    try: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "not yet written"; os.close(fd)
+        raise StateLocked(f"state {str(path)!r} is in use by another process (pid {holder}, lock {str(lock)!r}): "
+                          f"one writer at a time; wait for it to end, or stop it") from None
+    os.ftruncate(fd, 0); os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return fd
+
+# %% ../nbs/06_online.ipynb #a7bc0b86
+STATE_SCHEMA = 2   # version of the state file's layout (1: a SQLite file; 2: one signed file); another version is refused, not guessed at
+_MAGIC = b"wevent_nb state\n"      # the first bytes of a state file of any layout from 2 on
+_HEAD = struct.Struct(">IQ")            # the layout, the body's length
+_MAC = 32                                # bytes of HMAC-SHA256(key, magic + head + body)
+
+def _pack_state(key: bytes, config: dict, t: int, rows: int, state: bytes, last: bytes | None) -> bytes:
+    "The state file's bytes: magic, layout and length, the signature, then a JSON header and the two pickles."
+    meta = json.dumps(dict(config=config, t=t, rows=rows, state=len(state)), sort_keys=True).encode()
+    body = struct.pack(">Q", len(meta)) + meta + state + (last or b"")
+    head = _MAGIC + _HEAD.pack(STATE_SCHEMA, len(body))
+    return head + hmac.new(key, head + body, hashlib.sha256).digest() + body
+
+def _unpack_state(data: bytes, key: bytes, where: str) -> dict:
+    "Check a state file's bytes (magic, layout, length, signature) before anything in it is parsed; nothing is unpickled here."
+    bad = lambda why: StateInvalid(f"state {where} {why}")
+    if not data: raise bad("is empty (0 bytes): a stream's state never is (a full disk, a failed copy?); restore it from its backup, "
+                           "or delete it to start a new stream, which spends the budget again")
+    if data.startswith(b"SQLite format 3\x00"): raise bad(f"has layout 1 (SQLite) of an older wevent_nb; this one reads layout {STATE_SCHEMA}: "
+                                                          "finish that stream with the version that wrote it")
+    n = len(_MAGIC) + _HEAD.size
+    if not _MAGIC.startswith(data[:len(_MAGIC)]):
+        raise bad(f"is not a wevent_nb state file (it starts {data[:16]!r})")
+    if len(data) < n + _MAC: raise bad(f"is truncated ({len(data)} bytes, less than its {n + _MAC}-byte header)")
+    schema, size = _HEAD.unpack_from(data, len(_MAGIC))
+    if schema != STATE_SCHEMA: raise bad(f"has layout {schema}; this wevent_nb reads layout {STATE_SCHEMA}: use the version that wrote it")
+    if len(data) != n + _MAC + size:
+        raise bad(f"is truncated ({len(data)} of its {n + _MAC + size} bytes)" if len(data) < n + _MAC + size
+                  else f"has {len(data) - n - _MAC - size} bytes after its end: not as written")
+    body = data[n + _MAC:]
+    if not hmac.compare_digest(data[n:n + _MAC], hmac.new(key, data[:n] + body, hashlib.sha256).digest()):
+        raise bad(f"is not signed by this installation's key ({str(state_key_path())!r}): it was altered, or written where another key signs")
+    m = struct.unpack_from(">Q", body)[0]
+    meta = json.loads(body[8:8 + m]); cut = 8 + m + meta["state"]
+    return dict(config=meta["config"], t=meta["t"], rows=meta["rows"], state=body[8 + m:cut], last=body[cut:] or None)
+
+def _fsync_dir(folder: Path):
+    "Sync a folder, so that a rename in it survives a power cut."
+    fd = os.open(folder, os.O_RDONLY)
+    try: os.fsync(fd)
+    finally: os.close(fd)
+
+# %% ../nbs/06_online.ipynb #2e964d49
 class StateStore:
-    "The durable privacy state of one stream in a SQLite file: one row, replaced in one transaction, synced before commit returns."
+    "The durable privacy state of one stream: one signed file, replaced atomically and synced at each write, locked for one writer until close."
     def __init__(self, path):
-        self.path = Path(path)
-        if self.path.exists() and self.path.is_dir(): raise ValueError(f"state={str(path)!r} is a folder: the state is a file")
-        if not self.path.parent.exists(): raise FileNotFoundError(f"state={str(path)!r}: folder {str(self.path.parent)!r} does not exist")
-        try:
-            self.con = sqlite3.connect(self.path, isolation_level=None)     # explicit BEGIN/COMMIT below
-            self.con.execute("PRAGMA journal_mode=WAL")                      # a commit appends to the log: one fsync a step
-            self.con.execute("PRAGMA synchronous=FULL")                      # ... made before commit returns: durable
-            self.con.execute("CREATE TABLE IF NOT EXISTS stream (id INTEGER PRIMARY KEY CHECK (id = 0), schema INTEGER, "
-                             "config TEXT, t INTEGER, rows INTEGER, state BLOB, last BLOB)")
-        except sqlite3.DatabaseError as e:
-            raise ValueError(f"state={str(path)!r} is not a wevent_nb state file ({e})") from None
+        self.path, self._lock = Path(path), None
+        if self.path.is_dir(): raise ValueError(f"state={str(path)!r} is a folder: the state is a file")
+        if not self.path.parent.is_dir(): raise FileNotFoundError(f"state={str(path)!r}: folder {str(self.path.parent)!r} does not exist")
+        self._lock = _take_lock(self.path)                   # before anything is read
+        try: self.key, self.key_path, self.new_key = _state_key()
+        except BaseException: self.close(); raise
 
     def read(self) -> dict | None:
-        "The stored state, or None when the file holds no stream yet."
-        row = self.con.execute("SELECT schema, config, t, rows, state, last FROM stream WHERE id = 0").fetchone()
-        if row is None: return None
-        if row[0] != STATE_SCHEMA: raise ValueError(f"state file {str(self.path)!r} has layout {row[0]}, this wevent_nb reads layout {STATE_SCHEMA}")
-        return dict(config=json.loads(row[1]), t=row[2], rows=row[3], state=row[4], last=row[5])
+        "The stored state once its signature checks, or None when there is no state file yet."
+        try: data = self.path.read_bytes()
+        except FileNotFoundError: return None
+        try: return _unpack_state(data, self.key, repr(str(self.path)))
+        except StateInvalid as e:
+            if self.new_key and "signed" in str(e): raise StateInvalid(f"{e}; the key was created just now at {str(self.key_path)!r}") from None
+            raise
 
-    def write(self, config: dict, t: int, rows: int, state: bytes, last: bytes):
-        "Replace the stored state in one transaction: after it returns, a crash leaves exactly this state."
-        self.con.execute("BEGIN IMMEDIATE")
+    def write(self, config: dict, t: int, rows: int, state: bytes, last: bytes | None):
+        "Replace the stored state: write a temporary file, sync it, rename it over the state, sync the folder. After it returns, a crash leaves exactly this state."
+        tmp = self.path.with_name(f".{self.path.name}.tmp")
         try:
-            self.con.execute("INSERT OR REPLACE INTO stream VALUES (0, ?, ?, ?, ?, ?, ?)",
-                             (STATE_SCHEMA, json.dumps(config, sort_keys=True), t, rows, state, last))
-            self.con.execute("COMMIT")
-        except BaseException:
-            self.con.execute("ROLLBACK"); raise
+            with open(tmp, "wb") as f:
+                f.write(_pack_state(self.key, config, t, rows, state, last)); f.flush(); os.fsync(f.fileno())
+            os.replace(tmp, self.path); _fsync_dir(self.path.parent)
+        except OSError as e:
+            tmp.unlink(missing_ok=True)
+            raise OSError(f"the state could not be written to {str(self.path)!r} ({e.strerror or e}): the stream stays at t={t - 1}, "
+                          f"nothing was released for t={t - 1}; make room and run the same command again") from None
 
-    def close(self): self.con.close()
+    def close(self):
+        "Release the lock (the state itself is complete after every write)."
+        if self._lock is not None: os.close(self._lock); self._lock = None
+
+    def __del__(self):
+        try: self.close()
+        except Exception: pass             # at interpreter exit; the kernel drops the lock with the process anyway
 
 # %% ../nbs/06_online.ipynb #efff0ced
 @dataclass
@@ -101,35 +196,48 @@ class Session:
             raise UnprovenConfiguration(mech.name or type(mech).__name__, mech.unproven())
         if why := mech.simulation_only(): raise ValueError(f"a session releases real data: {why}")
         self.config = session_config(mech, start_kw, seeded=seeded, noise=noise)
-        fresh = state is None or not Path(state).exists()
+        own = state is not None and not isinstance(state, StateStore)      # a path: this session opens (and locks) its store
+        fresh = state is None or (own and not Path(state).exists())
         started = mech.start(None, rng=rng, **start_kw) if fresh else None   # the mechanism's own guard refuses its generator here, before a state file exists
-        self.store = None if state is None else StateStore(state)
-        stored = None if self.store is None else self.store.read()
-        self._refused = None
-        if stored is not None:
-            if not check_bool(resume, "resume"):
-                raise StateExists(f"{state!s} holds a stream at t={stored['t']}: resume it (resume=True, or the same release command), "
-                                  f"or delete the file to start over: a new stream on the same data spends the budget again")
-            diff = {k: (stored["config"].get(k), v) for k, v in self.config.items() if k != "seeded" and stored["config"].get(k) != v}
-            if diff: raise StateMismatch(f"{state!s} holds another stream: " + "; ".join(f"{k} is {a!r} there, {b!r} here" for k, (a, b) in diff.items()))
-            self._load(stored)
-        else:
-            if started is None: started = mech.start(None, rng=rng, **start_kw)
-            self.mech, self.t, self.rows, self._last, self.meta = started, 0, 0, None, {}
-            self._snapshot = None if self.store is None else pickle.dumps(self._state(), protocol=5)
+        self.store = StateStore(state) if own else state
+        try:
+            stored = None if self.store is None else self.store.read()
+            self._refused = None
+            if stored is not None:
+                if not check_bool(resume, "resume"):
+                    raise StateExists(f"{self.store.path!s} holds a stream at t={stored['t']}: resume it (resume=True, or the same release command), "
+                                      f"or delete the file to start over: a new stream on the same data spends the budget again")
+                diff = {k: (stored["config"].get(k), v) for k, v in self.config.items() if k != "seeded" and stored["config"].get(k) != v}
+                if diff: raise StateMismatch(f"{self.store.path!s} holds another stream: " + "; ".join(f"{k} is {a!r} there, {b!r} here" for k, (a, b) in diff.items()))
+                self.config = stored["config"]              # as written (whether seeded among it): a resume passes no generator
+                self._load(stored)
+            else:
+                if started is None: started = mech.start(None, rng=rng, **start_kw)
+                self.mech, self.t, self.rows, self._last, self.meta = started, 0, 0, None, {}
+                self._snapshot = None if self.store is None else pickle.dumps(self._state(), protocol=5)
+        except BaseException:
+            if own: self.store.close()      # the lock goes with the failed open
+            raise
 
     @classmethod
     def resume(cls, state, mech: Mechanism | None = None, noise: str = "float", **start_kw) -> "Session":
         "Reopen the stream held in `state` (pass `mech`, its noise and start arguments to have them checked against it)."
         if mech is not None: return cls(mech, rng=None, state=state, resume=True, noise=noise, **start_kw)
-        store = StateStore(state); stored = store.read()
-        if stored is None: raise FileNotFoundError(f"{state!s} holds no stream to resume")
-        self = cls.__new__(cls); self.store, self._refused = store, None
-        self.config = stored["config"]; self._load(stored)
+        own = not isinstance(state, StateStore)
+        store = StateStore(state) if own else state
+        try:
+            stored = store.read()
+            if stored is None: raise FileNotFoundError(f"{store.path!s} holds no stream to resume")
+            self = cls.__new__(cls); self.store, self._refused = store, None
+            self.config = stored["config"]; self._load(stored)
+        except BaseException:
+            if own: store.close()
+            raise
         return self
 
     def _state(self) -> dict: return dict(mech=self.mech, t=self.t, rows=self.rows, meta=self.meta)
     def _load(self, stored):
+        "Unpickle a stored state: only ever one whose signature checked (StateStore.read)."
         s = pickle.loads(stored["state"])
         self.mech, self.t, self.rows, self.meta = s["mech"], s["t"], s["rows"], s["meta"]
         self._last = None if stored["last"] is None else pickle.loads(stored["last"])
@@ -226,6 +334,18 @@ def _open_output(path, kind: str, d: int | None, session: Session):
     for row in last_rows[len(last_rows) - missing:]: fh.write(row + "\n")
     return fh
 
+def _check_seed(stored: dict | None, seed, where, err) -> dict | None:
+    "Refuse a resume that mixes seeded and unseeded runs of one stream; say so at every start of a seeded one."
+    if stored is not None and stored["config"]["seeded"] and seed is None:
+        raise StateMismatch(f"{where!s} holds a seeded stream: resume it with its --seed (without it the seeded generator would go on, "
+                            f"silently); a stream of real data is started without --seed")
+    if stored is not None and not stored["config"]["seeded"] and seed is not None:
+        raise StateMismatch(f"{where!s} holds an unseeded stream: --seed is refused on it (its generator comes from the state)")
+    if seed is not None:
+        print(f"wevent-nb release: a SEEDED stream (--seed {seed}): whoever knows the seed can subtract its noise; "
+              f"for tests and reproductions, never for real data", file=err)
+    return stored
+
 def release_stream(mechanism: str, eps: float, w: int, state, input="-", output="-", seed: int | None = None,
                    params: dict | None = None, lo: float | None = None, hi: float | None = None, d: int | None = None,
                    noise: str = "exact", err=None) -> dict:
@@ -240,18 +360,20 @@ def release_stream(mechanism: str, eps: float, w: int, state, input="-", output=
         raise ValueError(f"{mech.name} takes a {kind} stream; the release command reads {' or '.join(RELEASE_KINDS)} streams{users}")
     if not mech.online: raise NotImplementedError(f"{mech.name} has no online form yet")
     if kind == "scalar" and (lo is None or hi is None): raise ValueError(f"{mech.name} releases a scalar stream: give its public domain --lo and --hi")
-    stored = None
-    if Path(state).exists(): store = StateStore(state); stored = store.read(); store.close()   # no file made before the session starts
+    store = StateStore(state)        # the lock, before anything is read: a second process on this state is refused here, at once
+    try: stored = _check_seed(store.read(), seed, store.path, err)
+    except BaseException: store.close(); raise
     start_kw = dict(lo=float(lo), hi=float(hi)) if kind == "scalar" else {}
     if stored is not None and kind == "histogram": start_kw["d"] = stored["config"]["start"].get("d")
     elif kind == "histogram" and d is not None: start_kw["d"] = int(d)
-    fin = sys.stdin if input == "-" else open(input)
+    try: fin = sys.stdin if input == "-" else open(input)
+    except BaseException: store.close(); raise
     skip = 0
     session = out = None
     counts = dict(lines=0, released=0, bad=0, resumed=stored is not None)
     try:
         if stored is not None:
-            session = Session(mech, state=state, resume=True, noise=noise, **start_kw)
+            session = Session(mech, state=store, resume=True, noise=noise, **start_kw)
             skip = session.meta.get("lines", 0) if input != "-" else 0     # a file is read again from its start; stdin goes on
         lineno = 0
         for text in fin:
@@ -264,7 +386,7 @@ def release_stream(mechanism: str, eps: float, w: int, state, input="-", output=
                 counts["bad"] += 1; continue
             if session is None:   # outside the per-line errors: a mechanism refusing its noise or start arguments stops the command
                 if kind == "histogram" and "d" not in start_kw: start_kw["d"] = x.size
-                session = Session(mech, rng=seed, state=state, resume=False, noise=noise, **start_kw)
+                session = Session(mech, rng=seed, state=store, resume=False, noise=noise, **start_kw)
             try:
                 if kind == "histogram" and x.size != start_kw["d"]: raise ValueError(f"{x.size} values, this stream has d={start_kw['d']}")
                 if kind == "scalar":
@@ -285,4 +407,5 @@ def release_stream(mechanism: str, eps: float, w: int, state, input="-", output=
         if fin is not sys.stdin: fin.close()
         if out is not None and out is not sys.stdout: out.close()
         if session is not None: counts["t"] = session.t; session.close()
+        store.close()
     return counts
