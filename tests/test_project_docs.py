@@ -135,3 +135,24 @@ def test_no_absolute_path_of_one_machine():
         except (UnicodeDecodeError, FileNotFoundError, IsADirectoryError): continue
         bad += [f"{rel}:{i}: {line.strip()[:120]}" for i, line in enumerate(text.splitlines(), 1) if MACHINE_PATH.search(line)]
     assert not bad, "absolute paths of one machine (use ../shared/data or $WEVENT_NB_DATA):\n" + "\n".join(bad)
+
+
+def test_readme_is_a_front_door():
+    "At most 150 lines, the reading path on its first screen, the house rules and the speed history linked (issue 39)."
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    assert len(lines) <= 150, f"README.md has {len(lines)} lines: move long sections to a docs page (claims/, benchmarks/)"
+    first_screen = "\n".join(lines[:45])
+    assert "## The two commands" in first_screen and "## Reading path" in first_screen and "00 to 07, then your paper" in first_screen
+    for page in ("CONTRIBUTING.md", "benchmarks/HISTORY.md", "benchmarks/README.md"):
+        assert page in text and (ROOT / page).is_file(), page
+    assert "## Live streams" in text and "wevent-nb release" in text and "## How privacy is checked" in text
+    assert "Measured on 2026-11-26" in (ROOT / "benchmarks" / "HISTORY.md").read_text(encoding="utf-8")
+
+
+def test_house_rules_are_written_down():
+    rules = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    for rule in ("One idea per cell", "at most about 60 lines", "one definition per cell", "A check cell after each derivation",
+                 "Examples are tests", "Notebooks are the only source", "make export", "Private by default",
+                 "Guards at the boundaries", "Statistical tests"):
+        assert rule.lower() in rules.lower(), rule
