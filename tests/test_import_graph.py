@@ -55,3 +55,20 @@ def test_no_import_cycle_between_package_modules():
     assert "primitives" not in graph["core"], "core must not need primitives"
     assert "cli" not in graph["contract"], "contract must not import cli (cli imports contract)"
     assert (c := find_cycle(graph)) is None, "import cycle: " + " -> ".join(c)
+
+
+def test_core_alone_and_the_exact_noise_form():
+    "Importing core loads neither primitives nor cli; check_noise_ledger(noise='exact') then says what to import, and works once primitives is loaded."
+    import subprocess, sys
+    code = ("import sys, numpy as np\n"
+            "from wevent_nb.core import HistogramStream, ToyUniform, check_noise_ledger, parse_value\n"
+            "assert 'wevent_nb.primitives' not in sys.modules and 'wevent_nb.cli' not in sys.modules\n"
+            "s = HistogramStream(np.ones((6, 2)))\n"
+            "try: check_noise_ledger(ToyUniform(eps=1.0, w=3), s, noise='exact'); raise SystemExit('no error')\n"
+            "except ValueError as e: assert 'import wevent_nb.primitives' in str(e), e\n"
+            "import wevent_nb.primitives\n"
+            "assert check_noise_ledger(ToyUniform(eps=1.0, w=3), s, noise='exact')['draws'] == 6\n"
+            "from wevent_nb.cli import parse_value as p\n"
+            "assert p is parse_value and p('[1, 2]') == [1, 2]\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
