@@ -4,7 +4,7 @@ N = 100,000 users; and one run of each method at the settings of the paper-scale
 intervals x 10 inner repetitions = 500 rows of C6H6, one cell of each figure's grid), beside the same cells' times before
 CAPP's compiled step (bench_capp_before.json, main at 6d52988).
 
-Run: WEVENT_NB_DATA=/work/shared/data .venv/bin/python benchmarks/bench_capp.py [--json OUT] [--before JSON]"""
+Run: WEVENT_NB_DATA=../shared/data .venv/bin/python benchmarks/bench_capp.py [--json OUT] [--before JSON]"""
 import json, sys
 from pathlib import Path
 import numpy as np

@@ -2,7 +2,7 @@
 data sets (COVID, T = 214; Unemployment, T = 621) and FoodMart (T = 18,319), beside the delay paper authors' Python
 code's per-run figures where issue 23 measured them.
 
-Run: WEVENT_NB_DATA=/work/shared/data .venv/bin/python benchmarks/bench_delay_authors.py [--json OUT] [--before JSON] [METHOD ...]
+Run: WEVENT_NB_DATA=../shared/data .venv/bin/python benchmarks/bench_delay_authors.py [--json OUT] [--before JSON] [METHOD ...]
 --json writes this run's medians; --before reads an earlier run's to print beside them (bench_delay_authors_before.json:
 main at a839df6, before the grouping loops, the group release and Algorithms 3-4 were compiled). A shared 2-core machine:
 medians move by tens of percent with the load.

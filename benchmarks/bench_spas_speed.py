@@ -5,7 +5,7 @@ commit (--before JSON, written by --json there; by default bench_spas_speed_befo
 compiled step, measured on a quiet machine). Each time is the best of N runs (a run's books checked, as `run` does); the
 last line is the default run's Laplace draws alone (as many, drawn in compiled code) and their share of its time.
 
-Run: WEVENT_NB_DATA=/work/shared/data .venv/bin/python benchmarks/bench_spas_speed.py [--json OUT] [--before JSON] [--n N]"""
+Run: WEVENT_NB_DATA=../shared/data .venv/bin/python benchmarks/bench_spas_speed.py [--json OUT] [--before JSON] [--n N]"""
 import json, sys, warnings
 from pathlib import Path
 import numpy as np

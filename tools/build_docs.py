@@ -6,7 +6,7 @@
 Where `quarto` is on PATH this runs `nbdev-docs` (from the venv) and stops: that is nbdev's own build
 (it writes nbs/sidebar.yml and _docs/ in the work tree, as nbdev always does). --offline skips that.
 
-Where it is not (Quarto cannot be installed here, see /work/shared/TOOLCHAIN.md), it builds the same site
+Where it is not (Quarto cannot be installed here: its PyPI package downloads a binary), it builds the same site
 offline, reading the same `nbs/_quarto.yml`, `nbs/nbdev.yml` and nbdev's generated `sidebar.yml`:
 
 1. Everything happens in a TEMPORARY COPY of the project (pyproject.toml, nbs/, the package folder, claims/).

@@ -13,7 +13,7 @@ from pathlib import Path
 __all__ = ['PAPER_RE', 'CROSS_PAPER_RE', 'KERNEL_TCP_WARNING', 'MATHJAX_VERSION', 'MATHJAX_WHEEL', 'MATHJAX_SKIP',
            'REPORT_MATHJAX_SKIP', 'REMOTE', 'WIDGET_VIEW', 'CALLOUT', 'CALLOUT_ICONS', 'SOURCE_LINK', 'REPORT_TEMPLATE',
            'QUICK_REPORT_SECONDS', 'QUICK_REPORT_MEASURED', 'SPREAD_WHY', 'REPORT_PARAM_MIN', 'COMMANDS',
-           'CHECK_RUNS_MIN', 'paper_id', 'has_parameters_cell', 'find_notebooks', 'parse_value', 'forward_stderr',
+           'CHECK_RUNS_MIN', 'paper_id', 'has_parameters_cell', 'find_notebooks', 'forward_stderr',
            'quiet_kernel_manager', 'run_report', 'MathJaxUnavailable', 'cache_home', 'mathjax_dir', 'copy_mathjax',
            'notebook_info', 'split_directives', 'callouts_as_quotes', 'source_links_as_html', 'report_notebook',
            'report_mathjax_head', 'export_html', 'write_index', 'last_run_seconds', 'report_estimate', 'reproduce',
@@ -49,17 +49,7 @@ def find_notebooks(nbs_dir="nbs", paper: str | None = None, foundation: bool = F
     return [p for p in chosen if _match(p, paper)]
 
 # %% ../nbs/30_cli.ipynb #86dcdf2f
-def parse_value(text: str):
-    "A command-line value as a number, list, bool, None or string (JSON, then Python literal, then YAML)."
-    for parse in (json.loads, ast.literal_eval):
-        try: return parse(text)
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError): pass
-    try:
-        import yaml
-        v = yaml.safe_load(text)
-        if isinstance(v, (int, float, bool, list, dict)) or v is None: return v
-    except Exception: pass
-    return text
+from .core import parse_value   # defined in 00_core: cli and contract both read it (cli.parse_value still works)
 
 # %% ../nbs/30_cli.ipynb #7cc62832
 KERNEL_TCP_WARNING = b"Kernel is running over TCP without encryption."   # ipykernel's IPKernelApp.init_sockets logs it at each start

@@ -283,8 +283,8 @@ class MechanismRef:
 _PARAM_SPLIT = re.compile(r",(?=[^,]*=)")   # a comma before a `name=`: the commas inside a list value stay
 
 def mechanism_entry(text: str) -> tuple[str, MechanismRef, dict]:
-    "`(label, MechanismRef, params)` from 'SPEC[:k=v,...]' (SPEC as `load_mechanism` takes it; values parsed like `cli.parse_value`), the label being the class's name with its params."
-    from wevent_nb.cli import parse_value
+    "`(label, MechanismRef, params)` from 'SPEC[:k=v,...]' (SPEC as `load_mechanism` takes it; values parsed by `core.parse_value`), the label being the class's name with its params."
+    from wevent_nb.core import parse_value
     text = str(text).strip()
     head, sep, tail = text.rpartition(":")
     spec, given = (head, tail) if sep and "=" in tail else (text, "")

@@ -14,14 +14,14 @@ import numpy as np
 # %% auto #0
 __all__ = ['EPS_MIN', 'EPS_MAX', 'STREAM_KINDS', 'REL_TOL', 'RELATION_KINDS', 'CHANGES', 'RECORD_ADD_REMOVE', 'USER_CHANGE',
            'PERSONALIZED_ADD_REMOVE', 'PERSONALIZED_CHANGE', 'EVENT_CHANGE', 'RELATIONS', 'GUARANTEES', 'EXACT_MAX',
-           'EXACT_STATISTICS', 'NOISE_ROLES', 'SVT_MODES', 'PrivacyBudgetExceeded', 'UnprovenConfiguration',
-           'check_eps', 'check_positive', 'check_bool', 'check_int', 'check_w', 'check_fraction', 'check_array',
-           'check_counts', 'check_categories', 'check_in_range', 'as_rng', 'spawn_rngs', 'seed_from_key',
-           'HistogramStream', 'CategoricalAggregate', 'CategoricalPopulation', 'NumericPopulation',
-           'PersonalizedPopulation', 'ScalarStream', 'Ledger', 'RollingLedger', 'Release', 'Relation',
-           'check_exact_noise', 'Mechanism', 'MechanismInfo', 'register', 'list_mechanisms', 'get_mechanism',
-           'exact_bound', 'check_lattice', 'ToyUniform', 'ToyOverspend', 'Runs', 'param_docs', 'Draw', 'NoiseRecorder',
-           'NoiseNotBooked', 'noise_spends', 'check_noise_ledger']
+           'EXACT_STATISTICS', 'NOISE_ROLES', 'SVT_MODES', 'NOISE_FORMS', 'PrivacyBudgetExceeded',
+           'UnprovenConfiguration', 'check_eps', 'check_positive', 'check_bool', 'check_int', 'check_w',
+           'check_fraction', 'check_array', 'check_counts', 'check_categories', 'check_in_range', 'parse_value',
+           'as_rng', 'spawn_rngs', 'seed_from_key', 'HistogramStream', 'CategoricalAggregate', 'CategoricalPopulation',
+           'NumericPopulation', 'PersonalizedPopulation', 'ScalarStream', 'Ledger', 'RollingLedger', 'Release',
+           'Relation', 'check_exact_noise', 'Mechanism', 'MechanismInfo', 'register', 'list_mechanisms',
+           'get_mechanism', 'exact_bound', 'check_lattice', 'ToyUniform', 'ToyOverspend', 'Runs', 'param_docs', 'Draw',
+           'NoiseRecorder', 'NoiseNotBooked', 'noise_spends', 'check_noise_ledger']
 
 # %% ../nbs/00_core.ipynb #e2a90127
 class PrivacyBudgetExceeded(Exception):
@@ -144,6 +144,21 @@ def check_in_range(x, lo, hi, name="values", ndim=None) -> np.ndarray:
         bad = a.min() if a.min() < lo else a.max()
         raise ValueError(f"{name} must lie in the domain [{lo}, {hi}], found {bad}")
     return a
+
+# %% ../nbs/00_core.ipynb #fe6de2db
+import ast, json
+
+def parse_value(text: str):
+    "A command-line value as a number, list, bool, None or string (JSON, then Python literal, then YAML)."
+    for parse in (json.loads, ast.literal_eval):
+        try: return parse(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError): pass
+    try:
+        import yaml
+        v = yaml.safe_load(text)
+        if isinstance(v, (int, float, bool, list, dict)) or v is None: return v
+    except Exception: pass
+    return text
 
 # %% ../nbs/00_core.ipynb #7c02dac3
 def as_rng(rng=None) -> np.random.Generator:
@@ -1284,13 +1299,15 @@ def noise_spends(m, draws, T: int, d: int, published) -> tuple[np.ndarray, float
         else: step_svt[t] = max(thr) + max(top)   # per_step: the costliest instance, once per timestamp
     return per_t + step_svt, standing
 
+NOISE_FORMS = {"float": lambda g: g}   # how the recorder is wrapped, by noise; 01_primitives adds "exact" (ExactLaplace): core imports no primitives
+
 def check_noise_ledger(mech, stream, seed: int = 0, noise: str = "float") -> dict:
-    "Run `mech` step-wise with a NoiseRecorder (noise='exact': under primitives.ExactLaplace); raise NoiseNotBooked where its ledger books less than the draws imply."
+    "Run `mech` step-wise with a NoiseRecorder (noise='exact': under NOISE_FORMS['exact'], primitives.ExactLaplace); raise NoiseNotBooked where its ledger books less than the draws imply."
     s = mech.check_stream(stream)
     rec = NoiseRecorder(seed)
     if noise not in ("float", "exact"): raise _bad("noise", noise, "'float' or 'exact'")
-    if noise == "exact": from wevent_nb.primitives import ExactLaplace   # primitives builds on core: imported when asked for
-    wrap = (lambda g: g) if noise == "float" else ExactLaplace
+    if noise not in NOISE_FORMS: raise ValueError(f"noise={noise!r} draws through primitives.ExactLaplace: import wevent_nb.primitives first")
+    wrap = NOISE_FORMS[noise]
     mech.start(s.T, s.d, rng=wrap(rec))
     for t in range(s.T): rec.t = t; mech.step(s.counts[t])
     rel = mech.finish()

@@ -10,7 +10,7 @@ import math, numbers, sys
 from fractions import Fraction
 from typing import NamedTuple
 import numpy as np
-from .core import EXACT_MAX, as_rng, check_eps, check_positive, check_int, check_array, check_counts, check_categories, check_in_range, Draw, NoiseRecorder
+from .core import EXACT_MAX, as_rng, check_eps, check_positive, check_int, check_array, check_counts, check_categories, check_in_range, Draw, NoiseRecorder, NOISE_FORMS
 
 # %% auto #0
 __all__ = ['DLAP_MAX_NUMERATOR', 'FO_NAMES', 'laplace_scale', 'laplace_variance', 'laplace_mechanism', 'SVT',
@@ -218,6 +218,8 @@ class ExactLaplace(np.random.Generator):
 
     def __repr__(self):
         return f"ExactLaplace({type(self.bit_generator).__name__}" + (", recording)" if self.recorder is not None else ")")
+
+NOISE_FORMS["exact"] = ExactLaplace   # core.check_noise_ledger(noise="exact") draws through it
 
 # %% ../nbs/01_primitives.ipynb #c89d9bdb
 FO_NAMES = ("grr", "oue", "olh", "adaptive")
