@@ -90,7 +90,7 @@ def test_ipp_fig2_worked_example(monkeypatch):
     reports = iter([0.0, 0.19])
     monkeypatch.setattr(C, "randomize", lambda base, v, eps, rng: np.full(np.shape(v), next(reports)))
     rel = C.IPP(1.0, 2).run(NumericPopulation(np.array([[0.01, 0.15]])), rng=0)
-    np.testing.assert_allclose(rel.info["D"][0], [0.01, -0.04], atol=1e-12)
+    np.testing.assert_allclose(rel.secret_diagnostics()["D"][0], [0.01, -0.04], atol=1e-12)
 
 
 @pytest.mark.parametrize("name", ["APP", "CAPP", "APP-S", "CAPP-S"])
@@ -98,7 +98,7 @@ def test_telescoping_identity(name):
     pop = _pop()
     m = get_mechanism(name, eps=2.0, w=6, **({"n_s": 3} if name.endswith("-S") else {}))
     r = m.run(pop, rng=4)
-    raw, D = r.info["raw"], r.info["D"]
+    raw, D = r.info["raw"], r.secret_diagnostics()["D"]
     slots = r.info["report_slots"]
     for run0 in range(0, pop.T, 6):
         ends = [t for t in slots if run0 <= t < run0 + 6]

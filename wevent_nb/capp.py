@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools, math, numbers
 import numpy as np
 from numba import njit, objmode
-from .core import (Mechanism, Release, Ledger, RollingLedger, UnprovenConfiguration, NumericPopulation, register,
+from .core import (PUBLIC, SECRET, Mechanism, Release, Ledger, RollingLedger, UnprovenConfiguration, NumericPopulation, register,
                             as_rng, check_eps, check_w, check_int, check_array, check_in_range, check_bool, _bad)
 from .engine import PORTS, NO_PORT, NO_RNG, Port, pairwise_sum, spend
 
@@ -466,6 +466,10 @@ class NumericLDPMechanism(Mechanism):
     paper, stream_kind = PAPER, "numeric"
     online = True                              # start(None, ...) opens an unbounded run (section Online form)
     default_smooth: str | None = "centered"   # the authors' evaluation smooths every method but SW-direct
+    info_keys = {"raw": (PUBLIC, "every user's reports, each standing for its segment: what the server receives (the local model's transcript)"),
+                 "smoothed": (PUBLIC, "the reports smoothed: post-processing"),
+                 "reported": (PUBLIC, "whether t made a report: the schedule"), "segment": (PUBLIC, "the slots a report stands for: the schedule"),
+                 "n_published": (PUBLIC, "BA-SW's publications at t: the server receives each")}
     def __init__(self, eps, w, Lq=None, smooth="default", allow_unproven=False):
         """The parameters every CAPP method shares (BA-SW uses this constructor as it is, and does not read Lq).
 
@@ -586,6 +590,11 @@ class PPMechanism(NumericLDPMechanism):
     base, feedback, acc_default, sampling = "SW", "none", None, False
     derivation = STRICT_DERIVATION
     accounting_options = {"strict": (False,)}
+    info_keys = {"D": (SECRET, "every user's fed-back deviation after each step: the user's private state, never sent; with the reports it "
+                               "gives back each true value (v_t = D_t - D_t-1 + y_t) to 2e-13 (section Secrets)"),
+                 "eps_report": (PUBLIC, "the budget of one report: the configuration's"), "report_slots": (PUBLIC, "the slots that report: the schedule"),
+                 "ledger_window": (PUBLIC, "the books' window w + A: the configuration's"), "n_s": (PUBLIC, "the sampling's reports per window: the configuration's"),
+                 "bounds": (PUBLIC, "CAPP's [l, u]: a function of eps")}
     def __init__(self, eps, w, Lq=None, smooth="default", strict=True, acc_window="default", n_s=None,
                  variant="alg2", sign="corrected", shrink=None, allow_unproven=False):
         """The options of the report-per-slot methods (section "The methods"; every option classified in "Every option, classified").
