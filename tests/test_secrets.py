@@ -17,8 +17,11 @@ import copy, io, pickle
 import numpy as np
 import pytest
 
-from wevent_nb.core import (PUBLIC, SECRET, Mechanism, NumericPopulation, Release, Ledger, HistogramStream, UnclassifiedInfo,
-                            get_mechanism, info_classification, list_mechanisms)
+from wevent_nb import core
+from wevent_nb.core import NumericPopulation, HistogramStream, get_mechanism, list_mechanisms
+# the new names by attribute, so that on the old code (fd6f15c) the DSAT and CAPP tests fail at their assertions, not at import
+PUBLIC, SECRET, UnclassifiedInfo = getattr(core, "PUBLIC", "public"), getattr(core, "SECRET", "secret"), getattr(core, "UnclassifiedInfo", ValueError)
+info_classification = getattr(core, "info_classification", lambda cls: {})
 from wevent_nb.contract import check_stream
 from wevent_nb.online import Session, release_stream
 from wevent_nb import baselines as B, capp as C

@@ -421,13 +421,15 @@ def pp_steps(Z, t0, T, noise, pid, py_draws,                  # slots t0, t0 + 1
             for j in range(N): y[j] = report_output(y[j], mode, l, u)
         r += 1
         if feedback:
-            k = kb[0]
+            k = kb[0]; first = max(kb[1], k - acc + 1)                 # a sliding window: the reports first..k feed the next
             for j in range(N):
-                d, old = v[j] - y[j], 0.0
-                if acc > 0:
-                    old = dev[j, k % acc]; dev[j, k % acc] = d
-                D[j] += d
-                if acc > 0 and k - acc >= kb[1]: D[j] -= old           # the deviation that left the sliding window
+                d = v[j] - y[j]
+                if acc == 0: D[j] += d                                 # the whole run: every deviation stays in D
+                else:                                                  # summed afresh: D holds the bits of the window's deviations only
+                    dev[j, k % acc] = d
+                    s = 0.0
+                    for q in range(first, k + 1): s += dev[j, q % acc]
+                    D[j] = s
         for j in range(N):
             out[j] = (y[j] if kind == _SW else (y[j] + 1) / 2) * (hi - lo) + lo
             if T > 0:
