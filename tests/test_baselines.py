@@ -377,7 +377,7 @@ def test_info_diagnostics():
 
 def _compared_minus_base(cls, t, seeds, stream):
     rs = [cls(eps=1.0, w=20).run(stream, rng=s) for s in seeds]
-    return np.array([r.info["threshold"][t] - r.info["base"][t] for r in rs]), np.array([r.info["base"][t] for r in rs])
+    return np.array([r.secret_diagnostics()["threshold"][t] - r.info["base"][t] for r in rs]), np.array([r.info["base"][t] for r in rs])
 
 
 @pytest.mark.parametrize("cls,survives", [(B.DSAT, True), (B.DSATClipped, False)], ids=["DSAT", "DSATClipped"])
@@ -397,7 +397,7 @@ def test_dsat_restarts_its_threshold_after_every_top():
     s = HistogramStream(np.repeat([[0.0], [5.0], [0.0], [5.0]], 12, axis=0))
     r = B.DSAT(1.0, 10).run(s, rng=3)
     tops = np.flatnonzero(r.info["compared"] & r.published)
-    rho = r.info["threshold"] - r.info["base"]
+    rho = r.secret_diagnostics()["threshold"] - r.info["base"]
     assert tops.size >= 2
     assert all(rho[t - 1] != rho[t] for t in tops)      # a fresh rho after each top (the diagnostic holds the new one at t)
     # the books: e_inst per top, standing e_inst, eps2/C_D per publication

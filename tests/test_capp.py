@@ -90,7 +90,7 @@ def test_ipp_fig2_worked_example(monkeypatch):
     reports = iter([0.0, 0.19])
     monkeypatch.setattr(C, "randomize", lambda base, v, eps, rng: np.full(np.shape(v), next(reports)))
     rel = C.IPP(1.0, 2).run(NumericPopulation(np.array([[0.01, 0.15]])), rng=0)
-    np.testing.assert_allclose(rel.info["D"][0], [0.01, -0.04], atol=1e-12)
+    np.testing.assert_allclose(rel.secret_diagnostics()["D"][0], [0.01, -0.04], atol=1e-12)
 
 
 @pytest.mark.parametrize("name", ["APP", "CAPP", "APP-S", "CAPP-S"])
@@ -98,7 +98,7 @@ def test_telescoping_identity(name):
     pop = _pop()
     m = get_mechanism(name, eps=2.0, w=6, **({"n_s": 3} if name.endswith("-S") else {}))
     r = m.run(pop, rng=4)
-    raw, D = r.info["raw"], r.info["D"]
+    raw, D = r.info["raw"], r.secret_diagnostics()["D"]
     slots = r.info["report_slots"]
     for run0 in range(0, pop.T, 6):
         ends = [t for t in slots if run0 <= t < run0 + 6]
@@ -365,3 +365,26 @@ def test_window_longer_than_the_stream_is_accepted(name):
         rel = get_mechanism(name, eps=1.0, w=20, **kw).run(pop, rng=0)
         assert rel.ledger.max_window_spend().max() <= 1.0 + 1e-12 and np.all(np.isfinite(rel.estimates))
         if name != "BA-SW": assert rel.info["eps_report"] == pytest.approx(1 / 7)      # 7 reports, all in one window
+
+
+# ------------------------------------------------------------------ the sliding deviation sum reads only its window (issue 36, part 3)
+
+def _inputs_with_fixed_reports(name, values, **kw):
+    "The randomizer's inputs (each value plus its fed-back D) at every report, every report forced to the same value in every run."
+    m = get_mechanism(name, eps=1.0, w=values.shape[1], **kw)
+    seen, ys = [], np.random.default_rng(9).random((values.shape[1], values.shape[0]))
+    def report(v): seen.append(np.array(v, float)); return ys[len(seen) - 1][: len(v)].copy()
+    m._perturb = report
+    m.run(NumericPopulation(values), rng=0, check=False)
+    return np.array(seen)
+
+
+@pytest.mark.parametrize("name,kw,first", [("IPP", {}, 6), ("APP", {"acc_window": 2}, 7), ("CAPP", {"acc_window": 1}, 6),
+                                           ("PM-APP", {"acc_window": 1}, 6), ("CAPP-S", {"n_s": 12, "acc_window": 2}, 7)])
+def test_report_reads_only_the_slots_its_books_charge(name, kw, first):
+    "Neighbours differing in slots 2-4, same reports: the inputs of every report whose window of A deviations excludes slots 2-4 are bit-identical (D summed afresh; the running sum D += d; D -= old carried the rounding of slots 2-4, 5.6e-17 on fd6f15c)."
+    g = np.random.default_rng(3)
+    a = g.random((5, 12)); b = a.copy(); b[:, 2:5] = g.random((5, 3))
+    A, B = _inputs_with_fixed_reports(name, a, **kw), _inputs_with_fixed_reports(name, b, **kw)
+    assert not np.array_equal(A[first - 1], B[first - 1])          # the last report that reads slot 4 does see the change
+    for t in range(first, 12): assert np.array_equal(A[t], B[t]), (name, t, np.abs(A[t] - B[t]).max())

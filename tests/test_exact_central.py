@@ -38,7 +38,7 @@ def test_bd_dissimilarity_is_on_its_lattice():
 def test_dsat_exact_threshold_and_query_in_units_of_one_over_d():
     "DSAT's exact SVT: both noises integers in units of 1/d, so d * threshold - d * base is an integer."
     rel = get_mechanism("DSAT", eps=1.0, w=10).run(HistogramStream(X), rng=ExactLaplace(4))
-    u = (rel.info["threshold"] - rel.info["base"]) * 4
+    u = (rel.secret_diagnostics()["threshold"] - rel.info["base"]) * 4
     assert np.allclose(u, np.round(u), rtol=0, atol=1e-9) and np.any(u != 0)
 
 @pytest.mark.parametrize("kw", [{"svt": "strict"}, {"dis": "raw"}, {"direct_release": False}])

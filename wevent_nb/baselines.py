@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 import numpy as np
-from .core import (Ledger, RollingLedger, PrivacyBudgetExceeded, UnprovenConfiguration, REL_TOL, Release, Mechanism,
+from .core import (PUBLIC, SECRET, Ledger, RollingLedger, PrivacyBudgetExceeded, UnprovenConfiguration, REL_TOL, Release, Mechanism,
                             HistogramStream, register, as_rng, check_eps, check_positive, check_w,
                             check_int, check_fraction, check_counts, check_array, check_lattice, Runs)
 from .engine import njit, Port, NO_PORT, NO_RNG, lap, lap_add, spend, afford, mean_abs_diff, pairwise_sum
@@ -95,6 +95,8 @@ class CentralBaseline(Mechanism):
     "Shared machinery of the central baselines: step-wise state, ledger, diagnostics; `run` = the step loop; `start(None, d)`: the same step online."
     stream_kind: ClassVar[str] = "histogram"
     diagnostics: ClassVar[tuple] = ()       # per-timestamp float diagnostics recorded in Release.info
+    info_keys = {"eps_t": (PUBLIC, "the eps booked at each timestamp: the ledger's, which the release carries"),
+                 "eps_pub": (PUBLIC, "the release's budget at each timestamp: set by the public publication decisions and the books")}
     flags: ClassVar[tuple] = ()             # per-timestamp boolean diagnostics
     online: ClassVar[bool] = True
     kernel: ClassVar = None                 # the compiled step (07_engine) of a method that has one: run, step, online and batched runs call it
@@ -416,6 +418,9 @@ class BD(CentralBaseline):
     name, paper = "BD", KELLARIS
     summary = "eps/(2w) per step on a private dissimilarity; publish with half the remaining eps/2 of the window"
     diagnostics = ("eps_dis", "eps_pub", "dis", "eps_cand")
+    info_keys = {"eps_dis": (PUBLIC, "the dissimilarity's budget eps/(2w): data-independent"),
+                 "dis": (PUBLIC, "the noisy dissimilarity: M_t1's output, booked at eps_dis as released (Kellaris et al. compose it)"),
+                 "eps_cand": (PUBLIC, "the publication budget on offer: a function of the earlier (public) publications")}
     kernel, sites = staticmethod(bd_steps), ("_dissimilarity", "_publish", "_exact_distance")
     noise_roles = {"_dissimilarity": ("statistic", lambda d: 1.0 / d), "_publish": ("release", 1.0), "_exact_distance": ("statistic", 1.0)}
     exact_noise = True   # exact form: integer releases, and the dissimilarity drawn on d * dis, an integer of sensitivity 1
@@ -494,6 +499,8 @@ class BA(BD):
     summary = "eps/(2w) per step on a private dissimilarity; publications absorb unused shares eps/(2w) and nullify successors"
     diagnostics = ("eps_dis", "eps_pub", "dis", "eps_cand", "shares")
     flags = ("nullified",)
+    info_keys = {"shares": (PUBLIC, "the budget shares absorbed at t: a function of the public publication decisions"),
+                 "nullified": (PUBLIC, "t's budget was absorbed by an earlier publication: decided by the public publications")}
     kernel = staticmethod(ba_steps)
     nullify = True       # a publication of s shares nullifies the next s - 1 timestamps
     remember = True      # the last publication's timestamp and shares are updated at each publication
@@ -609,6 +616,7 @@ class FAST(CentralBaseline):
     name, paper = "FAST", "Fan & Xiong 2012/2014, w-event adaptation (used by SPAS)"
     summary = "Kalman filter per bin, PID-controlled sampling, at most ceil(0.075 w) samples at eps/M in any window"
     diagnostics = ("eps_pub", "interval")
+    info_keys = {"interval": (PUBLIC, "the PID sampling interval: computed from the released (noisy, booked) values only")}
     kernel, sites = staticmethod(fast_steps), ("_sample",)
     capped = True        # at most M samples in any window (False: deliberately wrong, the cap ignored)
     shared_cap = True    # schedule "per_bin": at most M sampling timestamps of any bin in a window (False: deliberately wrong, per-bin caps only)
@@ -746,6 +754,11 @@ class DSAT(CentralBaseline):
     summary = "SVT-tested sampling (restarted after every sample) against a feedback threshold; at most C_D = ceil(0.15 w) samples at eps/(2 C_D) per window"
     diagnostics = ("eps_pub", "eps_svt", "threshold", "base")
     flags = ("compared",)
+    info_keys = {"eps_svt": (PUBLIC, "the SVT budget booked at t: the books' schedule"),
+                 "threshold": (SECRET, "the SVT threshold WITH its noise: SVT's proof needs that noise hidden; knowing it, an all-below "
+                                       "transcript costs 0.71 at the defaults (booked 0.155), 1.14 eps at ratio=0.1, w=100 (section DSAT)"),
+                 "base": (PUBLIC, "the noise-free base B of the threshold: a function of the public sample counts"),
+                 "compared": (PUBLIC, "whether t was tested: the public schedule (skip, the window's samples)")}
     kernel, sites = staticmethod(dsat_steps), ("_publish", "_new_threshold", "_test", "_exact_threshold", "_exact_query")
     noise_roles = {"_publish": ("release", 1.0), "_new_threshold": ("svt_threshold", lambda d: 1.0 / d),
                    "_test": ("svt_query", lambda d: 1.0 / d), "_exact_threshold": ("svt_threshold", 1.0), "_exact_query": ("svt_query", 1.0)}
@@ -921,6 +934,8 @@ class AdaPub(CentralBaseline):
     name, paper = "AdaPub", "Wang et al. 2019 (used by SPAS)"
     summary = "0.8 eps/w per step on grouped bins; 0.2 eps per window on time-grouping tests; median of the time group"
     diagnostics = ("eps_pub", "eps_test", "n_groups")
+    info_keys = {"eps_test": (PUBLIC, "the test's budget at t: the books' schedule"),
+                 "n_groups": (PUBLIC, "dimension groups at t: from pivots drawn over the last (public) release")}
     kernel, sites = staticmethod(adapub_steps), ("_step", "_deviation")
     noise_roles = {"_step": ("release", 1.0), "_deviation": ("statistic", 1.0)}
     deviation_scale = 2.0   # the deviation's Laplace scale in units of w/eps_c (2: the eps_c/(2w) a step pays for)
@@ -1075,6 +1090,7 @@ class PeGaSus(CentralBaseline):
     name, paper = "PeGaSus", "Chen et al. 2017, w-event adaptation (used by SPAS)"
     summary = "per bin: perturb at 0.8 eps/w, group online with an SVT at 0.2 eps/w, release the group mean"
     diagnostics = ("eps_pub", "eps_group")
+    info_keys = {"eps_group": (PUBLIC, "the grouper's budget at t: the books' schedule")}
     kernel, sites = staticmethod(pegasus_steps), ("_perturb", "_new_thresholds", "_deviations")
     noise_roles = {"_perturb": ("release", 1.0), "_new_thresholds": ("svt_threshold", 2.0), "_deviations": ("svt_query", 2.0)}
     svt_mode = "per_step"   # a group is one instance; a window touches at most w of them (each holds one of its timestamps)

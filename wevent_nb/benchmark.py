@@ -17,7 +17,7 @@ import math, os, time, warnings
 import numpy as np
 import pandas as pd
 from .pbd_pba import PBD, PBA
-from .core import Mechanism, Release, Ledger, HistogramStream, NumericPopulation, ScalarStream, list_mechanisms
+from .core import Mechanism, Release, Ledger, HistogramStream, NumericPopulation, ScalarStream, list_mechanisms, info_classification
 from .baselines import check_choice
 from .experiments import Grid, run_grid, ResultStore, CellsFailed, t_factor, make_mechanism
 
@@ -63,9 +63,11 @@ class SharedBudget(Mechanism):
 class SharedPBD(SharedBudget):
     "PBD with every user at (eps, w)."
     name, method = "PBD (shared eps, w)", PBD
+    info_keys = info_classification(PBD)   # its release is PBD's, keys and classification
 class SharedPBA(SharedBudget):
     "PBA with every user at (eps, w)."
     name, method = "PBA (shared eps, w)", PBA
+    info_keys = info_classification(PBA)
 
 # %% ../nbs/21_benchmark.ipynb #5ce36348
 FAMILIES = ("central", "local-categorical", "local-numeric", "event")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools, math, numbers
 import numpy as np
 from numba import njit, objmode
-from .core import (Mechanism, Release, Ledger, RollingLedger, UnprovenConfiguration, NumericPopulation, register,
+from .core import (PUBLIC, SECRET, Mechanism, Release, Ledger, RollingLedger, UnprovenConfiguration, NumericPopulation, register,
                             as_rng, check_eps, check_w, check_int, check_array, check_in_range, check_bool, _bad)
 from .engine import PORTS, NO_PORT, NO_RNG, Port, pairwise_sum, spend
 
@@ -421,13 +421,15 @@ def pp_steps(Z, t0, T, noise, pid, py_draws,                  # slots t0, t0 + 1
             for j in range(N): y[j] = report_output(y[j], mode, l, u)
         r += 1
         if feedback:
-            k = kb[0]
+            k = kb[0]; first = max(kb[1], k - acc + 1)                 # a sliding window: the reports first..k feed the next
             for j in range(N):
-                d, old = v[j] - y[j], 0.0
-                if acc > 0:
-                    old = dev[j, k % acc]; dev[j, k % acc] = d
-                D[j] += d
-                if acc > 0 and k - acc >= kb[1]: D[j] -= old           # the deviation that left the sliding window
+                d = v[j] - y[j]
+                if acc == 0: D[j] += d                                 # the whole run: every deviation stays in D
+                else:                                                  # summed afresh: D holds the bits of the window's deviations only
+                    dev[j, k % acc] = d
+                    s = 0.0
+                    for q in range(first, k + 1): s += dev[j, q % acc]
+                    D[j] = s
         for j in range(N):
             out[j] = (y[j] if kind == _SW else (y[j] + 1) / 2) * (hi - lo) + lo
             if T > 0:
@@ -466,6 +468,10 @@ class NumericLDPMechanism(Mechanism):
     paper, stream_kind = PAPER, "numeric"
     online = True                              # start(None, ...) opens an unbounded run (section Online form)
     default_smooth: str | None = "centered"   # the authors' evaluation smooths every method but SW-direct
+    info_keys = {"raw": (PUBLIC, "every user's reports, each standing for its segment: what the server receives (the local model's transcript)"),
+                 "smoothed": (PUBLIC, "the reports smoothed: post-processing"),
+                 "reported": (PUBLIC, "whether t made a report: the schedule"), "segment": (PUBLIC, "the slots a report stands for: the schedule"),
+                 "n_published": (PUBLIC, "BA-SW's publications at t: the server receives each")}
     def __init__(self, eps, w, Lq=None, smooth="default", allow_unproven=False):
         """The parameters every CAPP method shares (BA-SW uses this constructor as it is, and does not read Lq).
 
@@ -586,6 +592,11 @@ class PPMechanism(NumericLDPMechanism):
     base, feedback, acc_default, sampling = "SW", "none", None, False
     derivation = STRICT_DERIVATION
     accounting_options = {"strict": (False,)}
+    info_keys = {"D": (SECRET, "every user's fed-back deviation after each step: the user's private state, never sent; with the reports it "
+                               "gives back each true value (v_t = D_t - D_t-1 + y_t) to 2e-13 (section Secrets)"),
+                 "eps_report": (PUBLIC, "the budget of one report: the configuration's"), "report_slots": (PUBLIC, "the slots that report: the schedule"),
+                 "ledger_window": (PUBLIC, "the books' window w + A: the configuration's"), "n_s": (PUBLIC, "the sampling's reports per window: the configuration's"),
+                 "bounds": (PUBLIC, "CAPP's [l, u]: a function of eps")}
     def __init__(self, eps, w, Lq=None, smooth="default", strict=True, acc_window="default", n_s=None,
                  variant="alg2", sign="corrected", shrink=None, allow_unproven=False):
         """The options of the report-per-slot methods (section "The methods"; every option classified in "Every option, classified").

@@ -12,16 +12,17 @@ from typing import Any, Callable, ClassVar, Iterable, NamedTuple, Sequence
 import numpy as np
 
 # %% auto #0
-__all__ = ['EPS_MIN', 'EPS_MAX', 'STREAM_KINDS', 'REL_TOL', 'RELATION_KINDS', 'CHANGES', 'RECORD_ADD_REMOVE', 'USER_CHANGE',
-           'PERSONALIZED_ADD_REMOVE', 'PERSONALIZED_CHANGE', 'EVENT_CHANGE', 'RELATIONS', 'GUARANTEES', 'EXACT_MAX',
-           'EXACT_STATISTICS', 'NOISE_ROLES', 'SVT_MODES', 'NOISE_FORMS', 'PrivacyBudgetExceeded',
+__all__ = ['EPS_MIN', 'EPS_MAX', 'STREAM_KINDS', 'REL_TOL', 'PUBLIC', 'SECRET', 'RELATION_KINDS', 'CHANGES', 'RECORD_ADD_REMOVE',
+           'USER_CHANGE', 'PERSONALIZED_ADD_REMOVE', 'PERSONALIZED_CHANGE', 'EVENT_CHANGE', 'RELATIONS', 'GUARANTEES',
+           'EXACT_MAX', 'EXACT_STATISTICS', 'NOISE_ROLES', 'SVT_MODES', 'NOISE_FORMS', 'PrivacyBudgetExceeded',
            'UnprovenConfiguration', 'check_eps', 'check_positive', 'check_bool', 'check_int', 'check_w',
            'check_fraction', 'check_array', 'check_counts', 'check_categories', 'check_in_range', 'parse_value',
            'as_rng', 'spawn_rngs', 'seed_from_key', 'HistogramStream', 'CategoricalAggregate', 'CategoricalPopulation',
            'NumericPopulation', 'PersonalizedPopulation', 'ScalarStream', 'Ledger', 'RollingLedger', 'Release',
-           'Relation', 'check_exact_noise', 'Mechanism', 'MechanismInfo', 'register', 'list_mechanisms',
-           'get_mechanism', 'exact_bound', 'check_lattice', 'ToyUniform', 'ToyOverspend', 'Runs', 'param_docs', 'Draw',
-           'NoiseRecorder', 'NoiseNotBooked', 'noise_spends', 'check_noise_ledger']
+           'UnclassifiedInfo', 'info_classification', 'split_info', 'Relation', 'check_exact_noise', 'Mechanism',
+           'MechanismInfo', 'register', 'list_mechanisms', 'get_mechanism', 'exact_bound', 'check_lattice',
+           'ToyUniform', 'ToyOverspend', 'Runs', 'param_docs', 'Draw', 'NoiseRecorder', 'NoiseNotBooked',
+           'noise_spends', 'check_noise_ledger']
 
 # %% ../nbs/00_core.ipynb #e2a90127
 class PrivacyBudgetExceeded(Exception):
@@ -849,6 +850,14 @@ class Release:
     private: bool = True           # False when no derivation covers the configuration; `reason` says why
     reason: str = ""
     allow_unproven: bool = False   # the caller opted in to the unproven configuration (check() then verifies the books only)
+    def __post_init__(self): self._secret = {}   # the secret diagnostics, set when the mechanism seals the release: never in info, repr or a pickle
+    def secret_diagnostics(self) -> dict:
+        "The diagnostics that depend on secret noise or raw data (a noisy threshold, a user's deviation): for simulation and analysis, never to publish."
+        return dict(self._secret)
+    def __getstate__(self):
+        state = dict(self.__dict__); state["_secret"] = {}   # a pickled (or copied) release carries the public part only
+        return state
+    def __setstate__(self, state): self.__dict__.update(state); self.__dict__.setdefault("_secret", {})
     def check(self) -> "Release":
         "Verify the privacy accounting over every window (`PrivacyBudgetExceeded`); a release no derivation covers raises `UnprovenConfiguration` unless its mechanism was built with `allow_unproven=True`."
         if not self.private and not self.allow_unproven: raise UnprovenConfiguration(self.mechanism or "this mechanism", self.reason)
@@ -861,6 +870,46 @@ class Release:
         flag = "" if self.private else f", NOT PRIVATE ({self.reason})"
         return (f"Release({self.mechanism or '?'} {self.params}, estimates {np.shape(self.estimates)}, "
                 f"published {int(np.sum(self.published))}/{len(self.published)}, {self.ledger!r}{flag})")
+
+# %% ../nbs/00_core.ipynb #5ec0a002
+PUBLIC, SECRET = "public", "secret"   # the two classes of an info key (`Mechanism.info_keys`)
+
+class UnclassifiedInfo(ValueError):
+    "A mechanism put a key in its info (or last_info) that its class does not classify as public or secret."
+
+def info_classification(cls) -> dict:
+    "Every info key a Mechanism class (or instance) classifies: {key: (PUBLIC or SECRET, why)}, its own `info_keys` over its bases'."
+    cls = cls if isinstance(cls, type) else type(cls)
+    out = {}
+    for k in reversed(cls.__mro__): out.update(k.__dict__.get("info_keys", {}))
+    for key, v in out.items():
+        if not (isinstance(v, tuple) and len(v) == 2 and v[0] in (PUBLIC, SECRET) and isinstance(v[1], str) and v[1]):
+            raise ValueError(f"{cls.__name__}.info_keys[{key!r}] is {v!r}: a classification is (PUBLIC or SECRET, a non-empty reason)")
+    return out
+
+def split_info(cls, info: dict | None, where: str = "info") -> tuple:
+    "(public, secret) parts of a mechanism's `info` by the classification of `cls`; a key it does not classify raises UnclassifiedInfo."
+    if info is None: return None, {}
+    known = info_classification(cls)
+    if (bad := [k for k in info if k not in known]):
+        name = cls.__name__ if isinstance(cls, type) else type(cls).__name__
+        raise UnclassifiedInfo(f"{name} put {', '.join(map(repr, bad))} in its {where}, which its info_keys do not classify: add each "
+                               f"to info_keys as (PUBLIC, why) or (SECRET, why); anything that depends on secret noise or raw data is SECRET")
+    return ({k: v for k, v in info.items() if known[k][0] == PUBLIC}, {k: v for k, v in info.items() if known[k][0] == SECRET})
+
+# %% ../nbs/00_core.ipynb #5ec0a003
+class _PublicInfo:
+    "A mechanism's `last_info`: what a step stores (or the class's own property computes) is kept whole; reading it gives the public part."
+    def __init__(self, fget=None): self.fget = fget
+    def raw(self, obj) -> dict:
+        "Everything the latest step recorded, secret keys included."
+        return self.fget(obj) if self.fget is not None else obj.__dict__.get("_last_info", {})
+    def __get__(self, obj, owner=None):
+        if obj is None: return self
+        return split_info(type(obj), self.raw(obj), "last_info")[0]
+    def __set__(self, obj, value):
+        if self.fget is not None: raise AttributeError(f"{type(obj).__name__}.last_info is computed by the class; it cannot be set")
+        obj.__dict__["_last_info"] = value
 
 # %% ../nbs/00_core.ipynb #31b59e02
 RELATION_KINDS = ("record", "user", "personalized", "event")   # what differs: a record of a central stream, an LDP user, a personalized user, an event
@@ -988,10 +1037,13 @@ class Mechanism:
     online: ClassVar[bool] = False      # start(None, ...) opens an unbounded run: bounded memory, books charged at each step (06_online)
     exact_noise: ClassVar[bool] = False # its every draw is on an integer lattice its notebook derives: it may draw exact noise (06_online)
     exact_statistic: ClassVar[str] = "counts"   # its exact form's largest noise-free statistic (EXACT_STATISTICS): sets the counts' exact range
+    info_keys: ClassVar[dict] = {"t": (PUBLIC, "the timestamp of the latest step: public clock")}   # {key: (PUBLIC or SECRET, why)}: a class's own over its bases' (`info_classification`)
+    last_info = _PublicInfo()           # the latest step's diagnostics, public part (`last_secret_diagnostics` for the rest)
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
         cls.run, cls.finish = _checked_run(cls.run), _sealed_finish(cls.finish)   # also a run or finish inherited from a mixin
         cls.start, cls.run_many = _guarded(cls.start), _guarded(cls.run_many)      # every entry point that takes a generator
+        if isinstance(p := inspect.getattr_static(cls, "last_info"), property): cls.last_info = _PublicInfo(p.fget)   # a computed one (also a mixin's): read through the guard too
     def __init__(self, eps, w, allow_unproven=False):
         """Validate and store the privacy parameters every mechanism shares (subclasses without their own constructor inherit these docs).
 
@@ -1032,7 +1084,12 @@ class Mechanism:
     def _seal(self, rel: Release) -> Release:
         reason = self.unproven()
         rel.guarantee, rel.private, rel.reason, rel.allow_unproven = self.guarantee, not reason, reason, self.allow_unproven
+        rel.info, secret = split_info(type(self), rel.info)         # the boundary guard: every key classified, the secret ones kept apart
+        rel._secret = {**getattr(rel, "_secret", {}), **secret}
         return rel
+    def last_secret_diagnostics(self) -> dict:
+        "The secret part of the latest step's diagnostics (see `Release.secret_diagnostics`): for simulation and analysis, never to publish."
+        return split_info(type(self), type(self).last_info.raw(self), "last_info")[1] or {}
     def check_stream(self, stream):
         "Reject a stream of the wrong kind with a clear message."
         want = STREAM_KINDS.get(self.stream_kind)

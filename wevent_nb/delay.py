@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 import numpy as np
-from .core import (Mechanism, Release, Ledger, RollingLedger, ScalarStream, HistogramStream, NoiseRecorder, register, as_rng,
+from .core import (PUBLIC, SECRET, Mechanism, Release, Ledger, RollingLedger, ScalarStream, HistogramStream, NoiseRecorder, register, as_rng,
                             check_eps, check_positive, check_bool, check_w, check_int, check_fraction, check_in_range, NoiseNotBooked, REL_TOL)
 from .baselines import PeGaSus, check_choice
 from .engine import njit, pairwise_sum, lap, Port, NO_PORT, NO_RNG, _port_laplace
@@ -537,6 +537,14 @@ class DelayMechanism(Mechanism):
     svt_reach: ClassVar[int] = 0              # later batches whose draws can still involve an event (CompOrder: 1)
     unit_draws: ClassVar[bool] = False        # draws Laplace units through a BatchDraws (from a generator that must see each draw: one batch at a time)
     buffers: ClassVar[dict] = {"_z": 0.0, "_est": np.nan}   # per-timestamp arrays (online: the open batch and the history it reads) and their blank
+    info_keys = {"release_time": (PUBLIC, "when each value is released: the schedule"), "delay": (PUBLIC, "release time minus arrival: the schedule"),
+                 "batch_end": (PUBLIC, "each value's batch end: the schedule"), "batch": (PUBLIC, "the latest batch: the schedule"),
+                 "delta": (PUBLIC, "the sensitivity a batch used: the public domain, or tau chosen by the booked selection (eps_s)"),
+                 "eps_g": (PUBLIC, "the grouping/ordering budget: booked"), "eps_s": (PUBLIC, "the tau selection's budget: booked"),
+                 "eps_p": (PUBLIC, "the release budget: booked"),
+                 "groups_per_batch": (PUBLIC, "groups per batch: the booked grouping's output, visible as equal releases"),
+                 "bucket": (PUBLIC, "each value's GRR bucket: GRR's output, booked at eps_g"),
+                 "n_b": (PUBLIC, "buckets over the public domain"), "p_keep": (PUBLIC, "GRR's keep probability: a function of eps_g")}
 
     def __init__(self, eps, w, truncation=False, interval=5, tau_step=5.0, clip_output=False, eps_g_frac=None):
         """The parameters every delay method shares (Naive uses this constructor as it is; section "The methods")."""
@@ -723,12 +731,12 @@ class DelayMechanism(Mechanism):
     def _batch_info(self, b0, b1, sens, eps_s):
         "Record the sensitivity and eps_s of batches b0..b1-1 (online: the latest batch's, in last_info)."
         self._prev_sens = float(sens[-1])
-        if self._log is None: self.last_info.update(batch=b1 - 1, delta=float(sens[-1]), eps_s=float(eps_s[-1]))
+        if self._log is None: self._last_info.update(batch=b1 - 1, delta=float(sens[-1]), eps_s=float(eps_s[-1]))
         else: self._sens[b0:b1], self._eps_s[b0:b1] = sens, eps_s
 
     def _record(self, key, value):
         "A per-batch diagnostic: kept for the Release (batch mode) or as the latest batch's (online: last_info)."
-        if self._log is None: self.last_info[key] = value[-1]
+        if self._log is None: self._last_info[key] = value[-1]
         else: self._log.setdefault(key, []).append(value)
 
     def _process(self, Y, mask, sens, eps_p, ahead=None):

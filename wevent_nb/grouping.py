@@ -8,7 +8,7 @@ Docs: https://wevent-nb.github.io/wevent_nb/bd_grouping.html.md"""
 from __future__ import annotations
 import numpy as np
 from numba import objmode
-from .core import register, check_int, param_docs
+from .core import PUBLIC, register, check_int, param_docs
 from .engine import njit, PORTS, pairwise_sum, spend, afford
 from .baselines import CentralBaseline, BASELINE_PARAMS, bd_threshold, check_choice, window_sum, ring_set
 
@@ -111,6 +111,9 @@ class BDGrouping(CentralBaseline):
     name, paper = "BD-grouping", SCHAELER
     summary = "BD per group of bins (regrouped by released RMS every period); eps/(2w) per step, groups publish with half the shared window's remaining eps/2"
     diagnostics = ("eps_dis", "eps_pub", "eps_cand", "groups_published")
+    info_keys = {"eps_dis": (PUBLIC, "the dissimilarity's budget: data-independent"),
+                 "eps_cand": (PUBLIC, "the publication budget on offer: a function of the earlier (public) publications"),
+                 "groups_published": (PUBLIC, "groups published at t: the outcome of the booked noisy tests, visible in the release")}
     kernel, sites = staticmethod(bdg_steps), ("_group_dissimilarity", "_group_publish")
     noise_roles = {"_group_dissimilarity": ("statistic", 1.0), "_group_publish": ("release", 1.0)}
     exact_noise = True    # exact form: integer releases, and each group's dissimilarity drawn on its integer sum (sensitivity 1)

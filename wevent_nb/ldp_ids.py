@@ -14,7 +14,7 @@ from llvmlite import binding as llvm_binding
 from numba import njit, objmode, types
 from numba.core import cgutils
 from numba.extending import intrinsic
-from .core import (Mechanism, Release, Ledger, RollingLedger, PrivacyBudgetExceeded, REL_TOL, CategoricalPopulation,
+from .core import (PUBLIC, SECRET, Mechanism, Release, Ledger, RollingLedger, PrivacyBudgetExceeded, REL_TOL, CategoricalPopulation,
                             CategoricalAggregate, register, as_rng, check_eps, check_w, check_int, check_array, check_counts, check_categories)
 from .primitives import get_fo, fo_mean_variance, fo_mean_variance_float, fo_probabilities, adaptive_choice, GRR, OUE
 from .engine import PORTS, NO_PORT, pairwise_sum
@@ -541,6 +541,16 @@ class _LDPIDSContract(Mechanism):
     paper, stream_kind = "LDP-IDS, Ren et al., SIGMOD 2022 (paper 000)", "categorical"
     budget_division, population_division = False, False
     code = None                                 # the method's code (M_LBU ... M_LPA): its compiled step
+    info_keys = {"decision": (PUBLIC, "publish, approximate or nullified: the published flags and the public schedule"),
+                 "dis": (PUBLIC, "the dissimilarity estimated from the M_t1 users' reports: what the server receives"),
+                 "err": (PUBLIC, "the publication error estimated from the budgets and N"),
+                 "n_reports": (PUBLIC, "reports at t: what the server receives"),
+                 "eps1": (PUBLIC, "the dissimilarity's budget: data-independent"), "eps2": (PUBLIC, "the publication budget at t: booked"),
+                 "n1": (PUBLIC, "users reporting the dissimilarity: the schedule"), "n2": (PUBLIC, "users reporting the release at t: booked"),
+                 "U1": (PUBLIC, "which users reported the dissimilarity: the server sees who reports"),
+                 "U2": (PUBLIC, "which users reported the release: the server sees who reports"),
+                 "units": (PUBLIC, "LPA's absorbed units at t: set by the public publications"),
+                 "mode": (PUBLIC, "the simulation mode: a parameter"), "N": (PUBLIC, "the population size: public")}
 
     def __init__(self, eps, w, fo="grr", mode="auto", u_min=1):
         """The constructor of the seven methods (section "The methods"): each user's w-event eps-LDP budget, the oracle, the simulation mode.

@@ -11,7 +11,7 @@ from typing import ClassVar
 import numpy as np
 from numba import njit, objmode
 from numba.np.random.random_methods import buffered_bounded_lemire_uint32
-from .core import (Mechanism, Release, Ledger, RollingLedger, UnprovenConfiguration, PersonalizedPopulation,
+from .core import (PUBLIC, SECRET, info_classification, Mechanism, Release, Ledger, RollingLedger, UnprovenConfiguration, PersonalizedPopulation,
                             HistogramStream, NoiseRecorder, NoiseNotBooked, REL_TOL, EPS_MIN, register, as_rng, check_eps, check_w,
                             check_bool, check_int, check_array, check_categories, check_fraction,
                             PERSONALIZED_ADD_REMOVE, PERSONALIZED_CHANGE)
@@ -263,6 +263,9 @@ class PersonalizedMethod(Mechanism):
     stream_kind: ClassVar[str] = "personalized"
     paper: ClassVar[str] = PAPER
     relation: ClassVar = PERSONALIZED_ADD_REMOVE   # Sec. 3.2: a user's row added or removed (section "The neighbouring relation")
+    info_keys = {"type_of_user": (PUBLIC, "each user's type, by the declared (eps_i, w_i): public budgets"),
+                 "type_eps": (PUBLIC, "each type's eps_i: declared"), "type_w": (PUBLIC, "each type's w_i: declared"),
+                 "type_n": (PUBLIC, "users per type: a count of the declared budgets")}
     def __init__(self, eps=None, w=None, users="stream", o=0.5, n_groups=10, assign_seed=0, allow_unproven=False):
         """The budgets of a personalized method: the population's, or assigned by users and held to the declared ones (PLBU uses this constructor as it is)."""
         # not Mechanism.__init__: eps and w may be None (users='stream' reads the population's budgets)
@@ -498,6 +501,14 @@ class PWSM(PersonalizedMethod):
     rule: ClassVar[int] = -1                                       # the publication budgets: PBD_RULE or PBA_RULE
     remember: ClassVar[bool] = True                                # PBA: a publication becomes the last one (its slot and shares)
     DIAGNOSTICS: ClassVar[tuple] = ("dis", "theta2", "thr", "nullified", "sampled")
+    info_keys = {"dis": (PUBLIC, "the noisy dissimilarity: DC's output, booked at eps_i/(2 w_i) as released"),
+                 "theta2": (PUBLIC, "OBS's sampling threshold at t: a function of the budgets"),
+                 "thr": (PUBLIC, "the publication threshold at t: a function of the budgets"),
+                 "nullified": (PUBLIC, "t was no candidate: decided by the public publications"),
+                 "sampled": (PUBLIC, "SM sampled at t: a function of the budgets"),
+                 "eps1": (PUBLIC, "DC's budget per type: declared budgets"), "theta1": (PUBLIC, "DC's sampling threshold: declared budgets"),
+                 "dc_sampled": (PUBLIC, "whether DC samples: declared budgets"), "eps2": (PUBLIC, "the publication budgets per type and slot: booked"),
+                 "shares": (PUBLIC, "PBA's absorbed shares per type and slot: set by the public publications")}
     _recent, _l, _s, _shares = np.zeros((1, 1)), np.full(1, -1), np.zeros(1, np.int64), None   # state a rule does not use: never written
     def __init__(self, eps=None, w=None, users="stream", threshold="std", o=0.5, n_groups=10, assign_seed=0, allow_unproven=False):
         """PWSM's parameters: the budgets (PersonalizedMethod) and the publish test.
@@ -749,6 +760,8 @@ class ConservativeBD(PersonalizedMethod):
     base: ClassVar[type] = BD
     online = True                                                  # start(None, ...): the inner BD/BA online (section Online form)
     noise_roles: ClassVar[dict] = BD.noise_roles
+    info_keys = {**info_classification(BA), "eps_uniform": (PUBLIC, "the conservative pair's eps: min eps_i"),
+                 "w_uniform": (PUBLIC, "the conservative pair's w: max w_i")}   # the inner BD's or BA's, and the pair
     summary = "BD at (min eps_i, max w_i)"
     derivation = "13_pbd_pba: BD and BA at the conservative pair (BD and BA: 04_baselines; a window of w_i <= max w_i holds at most min eps_i)"
     def __init__(self, eps=None, w=None, users="stream", threshold="kellaris", o=0.5, n_groups=10, assign_seed=0, allow_unproven=False):

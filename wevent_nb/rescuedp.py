@@ -8,7 +8,7 @@ Docs: https://wevent-nb.github.io/wevent_nb/rescuedp.html.md"""
 from __future__ import annotations
 import math
 import numpy as np
-from .core import register, param_docs, check_int, check_positive, check_fraction
+from .core import PUBLIC, register, param_docs, check_int, check_positive, check_fraction
 from .baselines import CentralBaseline, BASELINE_PARAMS, check_real, check_choice, window_sum, ring_set
 from .engine import njit, lap_add, spend, afford
 
@@ -220,6 +220,8 @@ class RescueDP(CentralBaseline):
     summary = "per location PID sampling, p = min(phi ln(I+1), p_max) of the window's remaining eps (<= eps/5), small correlated locations grouped, Kalman filter"
     accounting_options = {"accounting": ("per_location",)}
     diagnostics = ("eps_pub", "sampled", "groups")
+    info_keys = {"sampled": (PUBLIC, "locations sampled at t: by intervals the PID sets from released values"),
+                 "groups": (PUBLIC, "groups at t: formed from predictions on released values")}
     kernel, sites = staticmethod(rescuedp_steps), ("_sample",)
     noise_roles = {"_sample": ("release", 1.0)}     # each group's sum: one count in one bin moves one group's sum by 1
     grouping = True       # the dynamic grouping (False: every sampled location alone, RescueDP1D)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 import numpy as np
-from .core import (Mechanism, Release, Ledger, RollingLedger, HistogramStream, register, as_rng, check_eps, check_positive, check_w,
+from .core import (PUBLIC, SECRET, Mechanism, Release, Ledger, RollingLedger, HistogramStream, register, as_rng, check_eps, check_positive, check_w,
                             check_int, check_bool, check_fraction, check_counts, check_lattice, PrivacyBudgetExceeded, UnprovenConfiguration, Runs)
 from .baselines import check_affordable, ring_set
 from .engine import (njit, objmode, Port, PORTS, NO_PORT, NO_RNG, PAIRWISE_BLOCK, PAIRWISE_LANES, lap, lap_add, spend, afford,
@@ -552,6 +552,10 @@ class SPAS(SPASStepwise, SPASSampling, Mechanism):
     derivation = "11_spas: The sampling test (the redrawn test, Eqs. R1-R2; the strict test) and The query (dis='raw')"
     accounting_options = {"svt": ("strict", "paper"), "unbooked_s2_topup": (True,), "warmup_budget": ("eps",), "dis": ("raw",), "delta": (0.5,)}
     online = True      # start(None, d): the same steps online (var_estimator='decay' excepted: it reads every release)
+    info_keys = {"kind": (PUBLIC, "the step's kind (copy, warm-up, direct, svt): the schedule and the SVT's booked answers"),
+                 "spent_p": (PUBLIC, "the release's budget at t: booked"), "spent_s2": (PUBLIC, "the test's budget at t: booked"),
+                 "spent_q": (PUBLIC, "the comparison's spend at t: booked"), "compared": (PUBLIC, "whether t was tested: the schedule"),
+                 "C_used": (PUBLIC, "the sampling count C in force: PredictC on the public releases")}
 
     def __init__(self, eps, w, ratio_s=0.25, m=20, n_E=2, theta_design=0.5, c_max="w", warmup_budget="eps_p",
                  direct_release=True, direct_budget="even", share_s2_leftover=True, var_estimator="window",
