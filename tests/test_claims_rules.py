@@ -102,7 +102,7 @@ CAPP = ROOT / "claims" / "002_capp.csv"
 
 def _capp():
     t = read_claims(CAPP)
-    if "cause" not in t: pytest.skip("claims/002_capp is the table written before issue 37")
+    assert {"origin", "setting", "cause"} <= set(t.columns), "claims/002_capp must be the table regenerated with origin, setting and cause"
     return t
 
 
