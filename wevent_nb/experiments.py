@@ -1116,7 +1116,10 @@ class _CommittedClaims:
         except Exception as e: self.note = f"The committed table {self.name} cannot be read: {type(e).__name__}: {e}"
     @property
     def counts(self) -> dict | None: return None if self.table is None else claim_counts(self.table)
-    def counts_line(self) -> str: return ", ".join(f"{n} {v}" for v, n in self.counts.items())
+    def counts_line(self) -> str:
+        "The paper's claims per verdict, then our own readings apart (a table with an origin column and rows of ours)."
+        line, ours = ", ".join(f"{n} {v}" for v, n in self.counts.items()), claim_counts(self.table, "ours")
+        return line + ("; our own readings, apart: " + ", ".join(f"{n} {v}" for v, n in ours.items()) if sum(ours.values()) else "")
     def _lines(self) -> list[tuple[str, str]]:
         keys = [k for k in PROVENANCE if k in self.provenance] + [k for k in self.provenance if k not in PROVENANCE and k != "verdicts"]
         return [(k, self.provenance[k]) for k in keys]      # the header's verdict line: the counts above are the CSV's
