@@ -22,13 +22,14 @@ from .core import (PrivacyBudgetExceeded, HistogramStream, CategoricalAggregate,
 # %% auto #0
 __all__ = ['STD_COLS', 'STORE_WAIT', 'CLAIM_LEASE', 'CLAIM_RENEW', 'CLAIM_POLL', 'SCHEDULER_ENV', 'CONNECT_TIMEOUT',
            'CHUNKS_PER_WORKER', 'CHUNK_MAX', 'CLAIM_COLS', 'VERDICTS', 'Z_CLAIM', 'MEANINGFUL', 'REPS_REACH',
-           'FOLLOW_UP_POWER_Z', 'LOOKS', 'MOST', 'QUANTIFIERS', 'VERDICT_MARKS', 'SMOKE_COLS', 'SMOKE_NOTE',
-           'CLAIMS_DIR', 'PROVENANCE', 'EXPLORER_EPS', 'Y_LABEL', 'Cell', 'stream_signature', 'default_truth',
-           'make_mechanism', 'resolve_metric', 'Grid', 'run_cell', 'ResultStore', 'records_to_frame', 'param_columns',
-           'process_pool', 'LedgerCheckFailed', 'dask_client', 'n_workers', 'chunk_size', 'CellsFailed',
-           'UnguardedScript', 'run_grid', 'grid_executor', 'plot_vs', 'claims_table', 't_factor', 'bonferroni_z',
-           'reps_needed', 'claim_number', 'claim_sign', 'claim_cells', 'claim_group', 'claim_counts', 'ClaimsView',
-           'show_claims', 'write_claims', 'read_claims', 'committed_claims', 'Explorer', 'explorer']
+           'FOLLOW_UP_POWER_Z', 'LOOKS', 'MOST', 'GENERALLY', 'QUANTIFIERS', 'ROW_COLS', 'ORIGINS', 'SETTINGS',
+           'CAUSES', 'QUALIFIED', 'VERDICT_MARKS', 'SMOKE_COLS', 'SMOKE_NOTE', 'CLAIMS_DIR', 'PROVENANCE',
+           'EXPLORER_EPS', 'Y_LABEL', 'Cell', 'stream_signature', 'default_truth', 'make_mechanism', 'resolve_metric',
+           'Grid', 'run_cell', 'ResultStore', 'records_to_frame', 'param_columns', 'process_pool', 'LedgerCheckFailed',
+           'dask_client', 'n_workers', 'chunk_size', 'CellsFailed', 'UnguardedScript', 'run_grid', 'grid_executor',
+           'plot_vs', 'check_cause', 'verdict_reads', 'claims_table', 't_factor', 'bonferroni_z', 'reps_needed',
+           'claim_number', 'claim_sign', 'claim_cells', 'claim_group', 'claim_counts', 'ClaimsView', 'show_claims',
+           'write_claims', 'read_claims', 'committed_claims', 'Explorer', 'explorer']
 
 # %% ../nbs/20_experiments.ipynb #b6970211
 STD_COLS = ("dataset", "mechanism", "rep", "seed", "metric", "value", "seconds", "ledger_ok", "ledger_error", "private")
@@ -682,23 +683,57 @@ MEANINGFUL = 0.25    # a number a quarter away from the paper's is meaningfully 
 REPS_REACH = 1000    # repetitions beyond any run here or in the papers (1 to 20): a power note asking more says repetitions cannot decide
 FOLLOW_UP_POWER_Z = 1.0  # a follow-up runs the repetitions that put the pilot's estimate z + 1 SE clear: 84% power if it is the truth
 LOOKS = 3            # a row is looked at 3 times at most (the pilot, two follow-ups); each follow-up tests at the Bonferroni z over the looks
-MOST = 0.5           # "most"/"generally": more than half of the cells
-QUANTIFIERS = ("every", "most", "some")
+MOST = 0.5           # "most": more than half of the cells
+GENERALLY = 0.75     # a plain general sentence ("X is better than Y"): at least 3 of 4 of the paper's cells hold (see below)
+QUANTIFIERS = ("every", "most", "some", "generally")
+ROW_COLS = ["origin", "setting", "cause"]   # after CLAIM_COLS in the rows of claim_*; a table written before them lacks them
+ORIGINS = ("paper", "ours")                 # the paper's claim, or our sharper reading of it ("by far" = 10x, "implied", ...)
+SETTINGS = ("paper", "stand-in", "corrected")   # measured in the paper's setting, on stand-in data, or on a corrected algorithm
+CAUSES = ("our error", "the paper's error", "stand-in data", "the authors' code", "inferred by us", "not determined")
+QUALIFIED = {"stand-in": "not reproduced on the stand-in", "corrected": "differs once corrected"}   # how refuted/differs read off the paper's setting
+
+def check_cause(cause, name: str = "cause") -> str:
+    "`cause` checked: '' (None) for none, else '<one of CAUSES>: <the evidence, or what would determine it>'."
+    if cause is None or cause == "": return ""
+    if not isinstance(cause, str): raise TypeError(f"{name}={cause!r} is not allowed: a cause is a string '<kind>: <evidence>'")
+    kind, _, evidence = cause.partition(": ")
+    if kind not in CAUSES or not evidence.strip():
+        raise ValueError(f"{name}={cause!r} is not allowed: a cause reads '<kind>: <evidence>' with kind one of {CAUSES} "
+                         f"(e.g. 'stand-in data: Flu-states for Taxi/Power, section Fig. 8')")
+    return cause
+
+def _check_in(v, allowed, name):
+    if v not in allowed: raise ValueError(f"{name}={v!r} is not allowed: {name} must be one of {allowed}")
+    return v
+
+def verdict_reads(verdict: str, setting: str = "paper") -> str:
+    "How `verdict` reads in `setting`: refuted/differs on a stand-in or a corrected algorithm read as in QUALIFIED; else the verdict itself."
+    _check_in(verdict, VERDICTS, "verdict"); _check_in(setting, SETTINGS, "setting")
+    return QUALIFIED[setting] if setting in QUALIFIED and verdict in ("refuted", "differs") else verdict
+
+_ROW_DEFAULTS = {"origin": "paper", "setting": "paper", "cause": ""}
 
 def claims_table(rows) -> pd.DataFrame:
-    "DataFrame with columns claim, paper says, measured, tolerance, verdict, why (rows: dicts, e.g. from `claim_number`, or 6-tuples)."
-    out = []
+    """DataFrame with columns claim, paper says, measured, tolerance, verdict, why (rows: dicts, e.g. from `claim_number`, or 6-tuples),
+    and origin, setting, cause when any row has them (9-tuples, or dicts with those keys; a table written before them has none)."""
+    out, extra = [], False
     for i, r in enumerate(rows):
         if isinstance(r, dict):
             r2 = {k.replace("_", " "): v for k, v in r.items()}
             missing = [c for c in CLAIM_COLS if c not in r2]
             if missing: raise ValueError(f"rows[{i}] is missing {missing}: each row needs {CLAIM_COLS}")
             row = [r2[c] for c in CLAIM_COLS]
-        elif isinstance(r, (list, tuple)) and len(r) == len(CLAIM_COLS): row = list(r)
-        else: raise ValueError(f"rows[{i}]={r!r} is not allowed: a row is a 6-tuple or a dict with keys {CLAIM_COLS}")
+            if any(c in r2 for c in ROW_COLS): row += [r2.get(c, _ROW_DEFAULTS[c]) for c in ROW_COLS]
+        elif isinstance(r, (list, tuple)) and len(r) in (len(CLAIM_COLS), len(CLAIM_COLS) + len(ROW_COLS)): row = list(r)
+        else: raise ValueError(f"rows[{i}]={r!r} is not allowed: a row is a 6-tuple, a 9-tuple or a dict with keys {CLAIM_COLS} (and {ROW_COLS})")
         if row[4] not in VERDICTS: raise ValueError(f"rows[{i}] has verdict {row[4]!r}: a verdict is one of {VERDICTS} (computed by claim_number/claim_sign/claim_cells)")
+        if len(row) > len(CLAIM_COLS):
+            extra = True
+            o, s, c = row[6:]
+            _check_in(o, ORIGINS, f"rows[{i}] origin"); _check_in(s, SETTINGS, f"rows[{i}] setting"); row[8] = check_cause(c, f"rows[{i}] cause")
         out.append(row)
-    return pd.DataFrame(out, columns=CLAIM_COLS)
+    if extra: out = [r if len(r) > len(CLAIM_COLS) else r + [_ROW_DEFAULTS[c] for c in ROW_COLS] for r in out]
+    return pd.DataFrame(out, columns=CLAIM_COLS + (ROW_COLS if extra else []))
 
 # %% ../nbs/20_experiments.ipynb #73b9d675
 def _spread(samples, name="samples", min_n=1):
@@ -729,10 +764,13 @@ def reps_needed(ok) -> float:
 
 def _g(v) -> str: return f"{v:.4g}"
 
-def _row(claim, paper_says, measured, tol, verdict, why, context, need=None):
-    "A claims row; `reps_needed` (not a table column) keeps an inconclusive row's power for `claim_group`."
+def _row(claim, paper_says, measured, tol, verdict, why, context, need=None, origin="paper", setting="paper", cause=None):
+    """A claims row; `reps_needed` (not a table column) keeps an inconclusive row's power for `claim_group`. `cause` is kept
+    only on a row not reproduced (a departure's cause); `origin`, `setting` and `cause` are checked against their vocabularies."""
+    _check_in(origin, ORIGINS, "origin"); _check_in(setting, SETTINGS, "setting"); cause = check_cause(cause)
     return dict(claim=claim, paper_says=paper_says, measured=measured, tolerance=tol, verdict=verdict,
-                why=why + (f" ({context})" if context else ""), reps_needed=need)
+                why=why + (f" ({context})" if context else ""), origin=origin, setting=setting,
+                cause=cause if verdict != "reproduced" else "", reps_needed=need)
 
 def _power_note(n_needed: float, n: int | None, why_not: str, hardest=None, spent: bool = False) -> str:
     "The power note of an inconclusive row: the repetitions that would decide it, or why none would (`spent`: its LOOKS looks are taken)."
@@ -756,11 +794,14 @@ def _follow_up_note(look: int, n_before: int, ns, z_look: float) -> str:
             f"(the first {n_before} as before), tested at z={_g(z_look)}")
 
 def claim_number(claim: str, paper: float, samples, digits: int | None = None, paper_runs: int | None = 1,
-                 context: str = "", z: float = Z_CLAIM, margin: float | None = None, more=None, reach: int = REPS_REACH) -> dict:
+                 context: str = "", z: float = Z_CLAIM, margin: float | None = None, more=None, reach: int = REPS_REACH,
+                 origin: str = "paper", setting: str = "paper", cause: str | None = None) -> dict:
     """A numeric claim: `differs` when |paper - mean| > tol = z sd sqrt(1/paper_runs + 1/n) (paper_runs=None: an exact value;
     at least half a unit of the last printed digit); else `reproduced` when tol <= margin (default MEANINGFUL |paper|), else `inconclusive`.
     `more(n)`, if given, returns the per-seed values of n repetitions (the first those of `samples`): called while the row is
-    inconclusive and repetitions can decide it, at most LOOKS - 1 times (follow-ups, judged at the Bonferroni z over the looks), n at most `reach`."""
+    inconclusive and repetitions can decide it, at most LOOKS - 1 times (follow-ups, judged at the Bonferroni z over the looks), n at most `reach`.
+    `origin`: "paper" or "ours" (our sharper reading); `setting`: "paper", "stand-in" or "corrected"; `cause`: '<one of CAUSES>: <evidence>',
+    kept when the row is not reproduced (required there by `write_claims` at paper scale)."""
     inv_r = 0.0 if paper_runs is None else 1 / check_int(paper_runs, "paper_runs", minimum=1)
     floor = 0.0 if digits is None else 0.5 * 10.0 ** -check_int(digits, "digits", minimum=0)
     paper = float(paper)
@@ -793,7 +834,8 @@ def claim_number(claim: str, paper: float, samples, digits: int | None = None, p
         elif own > margin: why_not = f"the paper's own {'run varies' if inv_r == 1 else f'{round(1 / inv_r)} runs vary'} by ±{_g(own)} at z={_g(z)}"
         else: why_not = f"more than {REPS_REACH} repetitions"
         why += f", wider than the ±{_g(margin)} that matters; " + _power_note(need, n, why_not, spent=look == LOOKS)
-    return _row(claim, _g(paper), f"{_g(m)} ± {_g(sd)} (n={n})", f"±{_g(tol)}", v, why, context, need if v == "inconclusive" else None)
+    return _row(claim, _g(paper), f"{_g(m)} ± {_g(sd)} (n={n})", f"±{_g(tol)}", v, why, context, need if v == "inconclusive" else None,
+                origin, setting, cause)
 
 def _direction(diffs, z, z_other=None):
     "One cell: (outcome, n, mean, sd, se, t_claimed, t_other): holds above t(z) SE, the other way below -t(z_other) SE."
@@ -836,9 +878,11 @@ def _follow_ups(cells: dict, zs: dict, more, reach: int, verdict) -> tuple[str, 
         note += _follow_up_note(look, n0, list(want.values()), zs[next(iter(want))][0])
     return note, look
 
-def claim_sign(claim: str, paper_says: str, diffs, context: str = "", z: float = Z_CLAIM, more=None, reach: int = REPS_REACH) -> dict:
+def claim_sign(claim: str, paper_says: str, diffs, context: str = "", z: float = Z_CLAIM, more=None, reach: int = REPS_REACH,
+               origin: str = "paper", setting: str = "paper", cause: str | None = None) -> dict:
     """A direction, measured as per-seed differences whose claimed sign is positive: reproduced / refuted at z standard errors, else inconclusive with a power note.
-    `more(n)`, if given, returns the differences of n repetitions (the first those of `diffs`), n at most `reach`: follow-ups while repetitions can decide it."""
+    `more(n)`, if given, returns the differences of n repetitions (the first those of `diffs`), n at most `reach`: follow-ups while repetitions can decide it.
+    `origin`, `setting`, `cause`: as for `claim_number`."""
     cells, zs = {0: _direction(diffs, z)}, {0: (z, z)}
     followed, look = _follow_ups(cells, zs, lambda want: {0: more(want[0])}, reach, lambda: cells[0][0]) if more is not None else ("", 1)
     v, n, m, sd, se, k, _ = cells[0]
@@ -847,7 +891,7 @@ def claim_sign(claim: str, paper_says: str, diffs, context: str = "", z: float =
            "inconclusive": f"the difference is within {_g(k)} standard errors of 0"}[v] + followed
     need = _direction_reps(m, sd, _cell_z(cells[0], zs[0])) if v == "inconclusive" else None
     if v == "inconclusive": why += "; " + _power_note(need, n, f"the mean difference is {_g(m)} ± {_g(se)}: 0 within its spread", spent=look == LOOKS)
-    return _row(claim, paper_says, f"{_g(m)} ± {_g(sd)} (n={n})", f"{_g(k)} SE = {_g(k * se)}", v, why, context, need)
+    return _row(claim, paper_says, f"{_g(m)} ± {_g(sd)} (n={n})", f"{_g(k)} SE = {_g(k * se)}", v, why, context, need, origin, setting, cause)
 
 def _quantified(res: dict, quantifier: str) -> tuple[str, int, int]:
     "(verdict, cells holding, cells the other way) of a quantified claim from its cells' outcomes."
@@ -855,23 +899,28 @@ def _quantified(res: dict, quantifier: str) -> tuple[str, int, int]:
     k, r = sum(v == "reproduced" for v in res.values()), sum(v == "refuted" for v in res.values())
     if quantifier == "every": v = "reproduced" if k == n else "refuted" if r else "inconclusive"
     elif quantifier == "most": v = "reproduced" if k > MOST * n else "refuted" if r >= (1 - MOST) * n else "inconclusive"
+    elif quantifier == "generally": v = "reproduced" if k >= GENERALLY * n else "refuted" if r > (1 - GENERALLY) * n else "inconclusive"
     else: v = "reproduced" if k else "refuted" if r == n else "inconclusive"
     return v, k, r
 
 def claim_cells(claim: str, paper_says: str, diffs_by_cell: dict, quantifier: str = "every", context: str = "",
-                z: float = Z_CLAIM, max_named: int = 3, more=None, reach: int = REPS_REACH) -> dict:
+                z: float = Z_CLAIM, max_named: int = 3, more=None, reach: int = REPS_REACH, extra: dict | None = None,
+                origin: str = "paper", setting: str = "paper", cause: str | None = None) -> dict:
     """A direction over cells ({cell: per-seed differences, claimed sign positive}), with the paper's quantifier.
     A cell holds / goes the other way at z standard errors (t-corrected) where the verdict needs all cells to agree, and at
     the Bonferroni z over the cells where one cell can decide it: every (reproduced: all hold; refuted: one the other way),
     most (more than half hold / at least half the other way), some (one holds / all the other way); else inconclusive.
     `more({cell: n})`, if given, returns {cell: differences of n repetitions, the first the pilot's}: called while the row is
     inconclusive, for its undecided cells that repetitions can decide, at most LOOKS - 1 times (follow-ups, judged at the
-    Bonferroni z over the looks), n at most `reach`."""
+    Bonferroni z over the looks), n at most `reach`. `generally` (a plain general sentence): reproduced when at least GENERALLY
+    of the cells hold (the rest named as exceptions), refuted when more than 1 - GENERALLY go the other way (at the Bonferroni z).
+    `extra`: cells outside the paper's setting (extra data sets, stand-ins), judged the same way and reported apart, never in the verdict.
+    `origin`, `setting`, `cause`: as for `claim_number`."""
     if quantifier not in QUANTIFIERS: raise ValueError(f"quantifier={quantifier!r} is not allowed: quantifier must be one of {QUANTIFIERS}")
     if not diffs_by_cell: raise ValueError("diffs_by_cell is empty: at least one cell is needed")
     n = len(diffs_by_cell)
     zb = bonferroni_z(z, n)
-    z_pair = {"every": (z, zb), "most": (zb, zb), "some": (zb, z)}[quantifier]
+    z_pair = {"every": (z, zb), "most": (zb, zb), "some": (zb, z), "generally": (z, zb)}[quantifier]
     cells = {c: _direction(d, *z_pair) for c, d in diffs_by_cell.items()}
     zs = {c: z_pair for c in cells}
     verdict = lambda: _quantified({c: x[0] for c, x in cells.items()}, quantifier)[0]
@@ -879,9 +928,15 @@ def claim_cells(claim: str, paper_says: str, diffs_by_cell: dict, quantifier: st
     res = {c: x[0] for c, x in cells.items()}
     v, k, r = _quantified(res, quantifier)
     named = lambda w: ", ".join(map(str, [c for c, x in res.items() if x == w][:max_named]))
-    why = f"{quantifier}: {k} of {n} cells hold, {r} the other way" + (f" (e.g. {named('refuted')})" if r else "") + followed
     undecided = [c for c, x in res.items() if x == "inconclusive"]
-    if v != "reproduced" and undecided: why += f"; undecided: {named('inconclusive')}" + (" ..." if len(undecided) > max_named else "")
+    if quantifier == "generally":
+        why = f"generally (at least {GENERALLY:.0%} of the cells): holds in {k} of {n}"
+        if k < n: why += ", except " + "; ".join(s for s in (f"{r} the other way ({named('refuted')}{' ...' if r > max_named else ''})" if r else "",
+                                                               f"{len(undecided)} undecided ({named('inconclusive')}{' ...' if len(undecided) > max_named else ''})" if undecided else "") if s)
+        why += followed
+    else:
+        why = f"{quantifier}: {k} of {n} cells hold, {r} the other way" + (f" (e.g. {named('refuted')})" if r else "") + followed
+        if v != "reproduced" and undecided: why += f"; undecided: {named('inconclusive')}" + (" ..." if len(undecided) > max_named else "")
     hard = None
     if v == "inconclusive":
         need = {c: _direction_reps(cells[c][2], cells[c][3], _cell_z(cells[c], zs[c])) for c in undecided}
@@ -889,12 +944,20 @@ def claim_cells(claim: str, paper_says: str, diffs_by_cell: dict, quantifier: st
         why += "; " + _power_note(need[hard], cells[hard][1],
                                   f"cell {hard} has a mean difference of {_g(cells[hard][2])} ± {_g(cells[hard][4])}: 0 within its spread", hard,
                                   spent=look == LOOKS)
-    tol = (f"z={_g(z)} SE per cell (t-corrected)" + (f"; {'holding' if quantifier != 'every' else 'the other way'}"
+    if extra:
+        ex = {c: _direction(d, *z_pair)[0] for c, d in extra.items()}
+        k_x, r_x = sum(x == "reproduced" for x in ex.values()), sum(x == "refuted" for x in ex.values())
+        why += (f"; apart, outside the paper's setting (not in the verdict): {k_x} of {len(ex)} cells hold, {r_x} the other way"
+                + (f" ({', '.join(map(str, [c for c, x in ex.items() if x == 'refuted'][:max_named]))})" if r_x else ""))
+    tol = (f"z={_g(z)} SE per cell (t-corrected)" + (f"; {'holding' if quantifier in ('most', 'some') else 'the other way'}"
            f"{' and the other way' if quantifier == 'most' else ''} at the Bonferroni z={_g(zb)} over {n} cells" if n > 1 else ""))
-    return _row(claim, paper_says, f"{k}/{n} cells as claimed, {r} opposite", tol, v, why, context, need[hard] if hard is not None else None)
+    return _row(claim, paper_says, f"{k}/{n} cells as claimed, {r} opposite", tol, v, why, context, need[hard] if hard is not None else None,
+                origin, setting, cause)
 
-def claim_group(claim: str, paper_says: str, rows: list, context: str = "", max_named: int = 4) -> dict:
-    "One row over a group of `claim_number` rows (e.g. every cell of a table): differs when any cell differs, reproduced when every cell is, else inconclusive."
+def claim_group(claim: str, paper_says: str, rows: list, context: str = "", max_named: int = 4,
+                origin: str = "paper", setting: str = "paper", cause: str | None = None) -> dict:
+    """One row over a group of `claim_number` rows (e.g. every cell of a table): differs when any cell differs, reproduced when every cell is, else inconclusive.
+    `origin`, `setting`, `cause`: as for `claim_number`."""
     if not rows: raise ValueError("rows is empty: at least one claim_number row is needed")
     by = {v: [r for r in rows if r["verdict"] == v] for v in VERDICTS}
     v = "differs" if by["differs"] else "reproduced" if len(by["reproduced"]) == len(rows) else "inconclusive"
@@ -903,15 +966,25 @@ def claim_group(claim: str, paper_says: str, rows: list, context: str = "", max_
     if off: why += "; e.g. " + "; ".join(f"{r['claim']}: {r['measured']} ({r['verdict']})" for r in off[:max_named]) + (" ..." if len(off) > max_named else "")
     need = max(r.get("reps_needed") or math.inf for r in by["inconclusive"]) if v == "inconclusive" else None
     if v == "inconclusive": why += "; " + _power_note(need, None, "one of its cells cannot be decided")
-    return _row(claim, paper_says, f"{len(by['reproduced'])}/{len(rows)} cells reproduced", "per cell, claim_number", v, why, context, need)
+    return _row(claim, paper_says, f"{len(by['reproduced'])}/{len(rows)} cells reproduced", "per cell, claim_number", v, why, context, need,
+                origin, setting, cause)
 
-def claim_counts(table: pd.DataFrame) -> dict:
-    "Number of claims per verdict (every verdict of `VERDICTS`, in that order, 0 when absent)."
-    return {v: int((table["verdict"] == v).sum()) for v in VERDICTS}
+def claim_counts(table: pd.DataFrame, origin: str | None = "paper") -> dict:
+    """Number of claims per verdict (every verdict of `VERDICTS`, in that order, 0 when absent) among the rows of `origin`
+    ("paper": the paper's claims, "ours": our readings, None: all). A table without an origin column (written before it) counts
+    every row as the paper's; with a setting column, a refuted/differs row off the paper's setting counts under its reading (QUALIFIED)."""
+    if origin is not None:
+        _check_in(origin, ORIGINS, "origin")
+        if "origin" in table: table = table[table["origin"] == origin]
+        elif origin == "ours": table = table.iloc[:0]
+    if "setting" not in table: return {v: int((table["verdict"] == v).sum()) for v in VERDICTS}
+    reads = [verdict_reads(v, s) for v, s in zip(table["verdict"], table["setting"])]
+    return {v: reads.count(v) for v in (*VERDICTS, *QUALIFIED.values())}
 
 # %% ../nbs/20_experiments.ipynb #15e2e4fe
 VERDICT_MARKS = {"reproduced": ("✓", "#1a7f37", "#e6f4ea"), "differs": ("≠", "#9a4d00", "#fff1e0"),
-                 "refuted": ("✗", "#b3261e", "#fde7e6"), "inconclusive": ("?", "#57606a", "#f0f2f4")}   # symbol, text colour, background
+                 "refuted": ("✗", "#b3261e", "#fde7e6"), "inconclusive": ("?", "#57606a", "#f0f2f4"),
+                 QUALIFIED["stand-in"]: ("⊘", "#6f42c1", "#f3efff"), QUALIFIED["corrected"]: ("≉", "#6f42c1", "#f3efff")}   # symbol, text colour, background
 SMOKE_COLS = ["claim", "paper says", "measured"]   # a smoke run's columns: its numbers, no tolerance, verdict or reason
 SMOKE_NOTE = ("Smoke run: the numbers of a small run, without verdicts: a few seeds cannot decide a claim, and a verdict "
               "here could contradict the committed paper-scale table (run at scale='paper' for verdicts).")
@@ -924,26 +997,39 @@ class ClaimsView:
         self.smoke = check_bool(smoke, "smoke")
     def counts_line(self) -> str:
         if self.smoke: return SMOKE_NOTE
-        return ", ".join(f"{VERDICT_MARKS[v][0]} {n} {v}" for v, n in claim_counts(self.table).items())
+        line = ", ".join(f"{VERDICT_MARKS[v][0]} {n} {v}" for v, n in claim_counts(self.table).items())
+        ours = claim_counts(self.table, "ours")
+        if sum(ours.values()): line += "; our own readings, tallied apart: " + ", ".join(f"{n} {v}" for v, n in ours.items() if n)
+        return line
+    def _shown(self, r) -> tuple[list, str]:
+        "A row's six shown cells (a reading of ours marked in its claim, its cause after its reason) and its verdict as it reads."
+        d = r._asdict() if hasattr(r, "_asdict") else dict(r)
+        cells = [str(v) for v in list(d.values())[:len(CLAIM_COLS)]]
+        extra = dict(zip(ROW_COLS, list(d.values())[len(CLAIM_COLS):]))
+        if extra.get("origin") == "ours": cells[0] += " [ours]"
+        if extra.get("cause"): cells[5] += f" — cause: {extra['cause']}"
+        return cells, verdict_reads(cells[4], extra.get("setting", "paper"))
     def _repr_html_(self) -> str:
         td = "text-align:left;vertical-align:top;padding:.35em .6em;border:1px solid #d0d7de;white-space:normal"
         cols = SMOKE_COLS if self.smoke else CLAIM_COLS
         head = "".join(f'<th style="{td};background:#f6f8fa">{html.escape(c)}</th>' for c in cols)
         rows = []
-        for r in self.table.itertuples(index=False):
-            cells = [f'<td style="{td}">{html.escape(str(v))}</td>' for v in r[:len(cols)]]
+        for r in self.table.itertuples(index=False, name="Row"):
+            shown, reads = self._shown(r)
+            cells = [f'<td style="{td}">{html.escape(v)}</td>' for v in shown[:len(cols)]]
             if not self.smoke:
-                sym, fg, bg = VERDICT_MARKS[r[4]]
-                cells[4] = f'<td style="{td};background:{bg};color:{fg};font-weight:bold;white-space:nowrap">{sym} {html.escape(r[4])}</td>'
+                sym, fg, bg = VERDICT_MARKS[reads]
+                cells[4] = f'<td style="{td};background:{bg};color:{fg};font-weight:bold;white-space:nowrap">{sym} {html.escape(reads)}</td>'
             rows.append("<tr>" + "".join(cells) + "</tr>")
         return (f'<div class="claims-table"><p><b>{html.escape(self.counts_line())}</b></p>'
                 f'<table style="border-collapse:collapse;font-size:90%;text-align:left"><thead><tr>{head}</tr></thead>'
                 f'<tbody>{"".join(rows)}</tbody></table></div>')
     def __repr__(self) -> str:
         lines = [self.counts_line()]
-        for r in self.table.itertuples(index=False):
-            lines.append(f"- {r[0]} | paper: {r[1]} | measured: {r[2]}" if self.smoke else
-                         f"{VERDICT_MARKS[r[4]][0]} {r[0]} | paper: {r[1]} | measured: {r[2]} ({r[3]}) | {r[4]}: {r[5]}")
+        for r in self.table.itertuples(index=False, name="Row"):
+            s, reads = self._shown(r)
+            lines.append(f"- {s[0]} | paper: {s[1]} | measured: {s[2]}" if self.smoke else
+                         f"{VERDICT_MARKS[reads][0]} {s[0]} | paper: {s[1]} | measured: {s[2]} ({s[3]}) | {reads}: {s[5]}")
         return "\n".join(lines)
 
 def show_claims(table, smoke: bool = False) -> ClaimsView:
@@ -954,15 +1040,32 @@ def show_claims(table, smoke: bool = False) -> ClaimsView:
 # %% ../nbs/20_experiments.ipynb #2af0fd8b
 def _md_cell(v) -> str: return str(v).replace("|", "\\|").replace("\n", " ")
 
-def write_claims(table: pd.DataFrame, path, title: str, command: str, seeds, scale: str, date: str | None = None) -> Path:
-    "Write `table` to `path` (.md: provenance, verdict counts, the table) and the same rows to `path` with suffix .csv."
+def _uncaused(table: pd.DataFrame) -> list:
+    "The claims of a table with a cause column whose verdict is not reproduced and whose cause is empty."
+    if "cause" not in table: return []
+    return table.loc[(table["verdict"] != "reproduced") & (table["cause"].astype(str).str.strip() == ""), "claim"].tolist()
+
+def write_claims(table: pd.DataFrame, path, title: str, command: str, seeds, scale: str, date: str | None = None,
+                 causes_reviewed: bool = True) -> Path:
+    """Write `table` to `path` (.md: provenance, verdict counts of the paper's claims and, apart, of our own readings, the table)
+    and the same rows to `path` with suffix .csv. At paper scale (`scale` starting with "paper") every row not reproduced of a
+    table with a cause column (the rows of claim_*) must give its cause, unless `causes_reviewed=False`: a paper whose rows
+    are not yet reviewed for their causes (issue 37) is written with a header line that says so."""
     table = claims_table(table.to_dict("records"))
     path = Path(path); path.parent.mkdir(parents=True, exist_ok=True)
     date = date or time.strftime("%Y-%m-%d")
-    counts = claim_counts(table)
+    if check_bool(causes_reviewed, "causes_reviewed") and (str(scale) == "paper" or str(scale).startswith("paper ")) and (missing := _uncaused(table)):
+        raise ValueError(f"{len(missing)} row(s) not reproduced give no cause ({'; '.join(map(str, missing[:3]))}{' ...' if len(missing) > 3 else ''}): "
+                         f"at paper scale pass cause='<one of {CAUSES}>: <evidence>' to their claim_* call")
+    counts, ours = claim_counts(table), claim_counts(table, "ours")
+    cols = list(table.columns)
     lines = [f"# {title}", "", f"- command: `{command}`", f"- scale: {scale}", f"- seeds: {seeds}", f"- date: {date}",
-             "- verdicts: " + ", ".join(f"{k} {v}" for k, v in counts.items()), "",
-             "| " + " | ".join(CLAIM_COLS) + " |", "|" + "---|" * len(CLAIM_COLS)]
+             "- verdicts: " + ", ".join(f"{k} {v}" for k, v in counts.items())]
+    if not causes_reviewed: lines.append("- causes: not yet reviewed row by row (a row not reproduced may name no cause)")
+    if "origin" in table:
+        lines += [f"- counted: the paper's {sum(counts.values())} claims above; our own {sum(ours.values())} readings (origin ours) apart",
+                  "- our readings: " + ", ".join(f"{k} {v}" for k, v in ours.items())]
+    lines += ["", "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     lines += ["| " + " | ".join(_md_cell(v) for v in r) + " |" for r in table.itertuples(index=False)]
     path.with_suffix(".md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     table.to_csv(path.with_suffix(".csv"), index=False)
@@ -1016,7 +1119,10 @@ class _CommittedClaims:
         except Exception as e: self.note = f"The committed table {self.name} cannot be read: {type(e).__name__}: {e}"
     @property
     def counts(self) -> dict | None: return None if self.table is None else claim_counts(self.table)
-    def counts_line(self) -> str: return ", ".join(f"{n} {v}" for v, n in self.counts.items())
+    def counts_line(self) -> str:
+        "The paper's claims per verdict, then our own readings apart (a table with an origin column and rows of ours)."
+        line, ours = ", ".join(f"{n} {v}" for v, n in self.counts.items()), claim_counts(self.table, "ours")
+        return line + ("; our own readings, apart: " + ", ".join(f"{n} {v}" for v, n in ours.items()) if sum(ours.values()) else "")
     def _lines(self) -> list[tuple[str, str]]:
         keys = [k for k in PROVENANCE if k in self.provenance] + [k for k in self.provenance if k not in PROVENANCE and k != "verdicts"]
         return [(k, self.provenance[k]) for k in keys]      # the header's verdict line: the counts above are the CSV's
