@@ -29,7 +29,7 @@ def _build(cls, kw):
 
 
 def test_every_registered_mechanism_has_its_branches():
-    names = {i.name for i in list_mechanisms()}
+    names = {i.name for i in list_mechanisms() if i.cls.__module__.startswith("wevent_nb.")}   # the package's (a test may register its own)
     assert len(names) == 48 and names <= set(contract.BRANCHES)
     assert {b for bs in contract.BRANCHES.values() for b in bs} <= set(contract.BRANCH_DETECTORS)
 
