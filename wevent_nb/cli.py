@@ -645,13 +645,18 @@ def _cmd_check(args) -> int:
     return 1 if failed else 0
 
 def _cmd_release(args) -> int:
-    from wevent_nb.online import release_stream, StateExists, StateInvalid, StateLocked, StateMismatch, SessionRefused
-    from wevent_nb.core import PrivacyBudgetExceeded, UnprovenConfiguration
-    params = {k: parse_value(v) for k, v in (args.param or [])}
+    "Release a stream (exit 0; 1 at run time: files that disagree, bad lines; 2: flags no input makes right; 130: Ctrl-C), or print --status."
     try:
+        from wevent_nb.online import release_stream, release_status, StateExists, StateInvalid, StateLocked, StateMismatch, SessionRefused
+        from wevent_nb.core import PrivacyBudgetExceeded, UnprovenConfiguration
+        if args.status: return _print_status(release_status(args.state))
+        if args.mechanism is None or args.eps is None or args.w is None:
+            print("wevent-nb release: give MECHANISM, --eps and --w (or --status --state FILE)", file=sys.stderr); return 2
+        params = {k: parse_value(v) for k, v in (args.param or [])}
         res = release_stream(args.mechanism, args.eps, args.w, args.state, input=args.input, output=args.output, seed=args.seed,
                              params=params, lo=args.lo, hi=args.hi, d=args.d, noise=args.noise)
-    except KeyboardInterrupt: print("wevent-nb release: interrupted; the state holds every release made", file=sys.stderr); return 130
+    except KeyboardInterrupt:
+        print("wevent-nb release: interrupted (Ctrl-C); the state holds every release made: the same command resumes", file=sys.stderr); return 130
     except (KeyError, ValueError, TypeError, OSError, NotImplementedError, PrivacyBudgetExceeded, StateExists, StateLocked, SessionRefused) as e:
         print(f"wevent-nb release: {e.args[0] if isinstance(e, KeyError) and e.args else e}", file=sys.stderr)
         at_run_time = isinstance(e, (OSError, UnicodeError, StateExists, StateMismatch, StateInvalid, StateLocked, SessionRefused, PrivacyBudgetExceeded))
@@ -659,6 +664,15 @@ def _cmd_release(args) -> int:
     print(f"wevent-nb release: {res['released']} timestamp(s) released, {res['bad']} bad line(s) skipped; the stream is at t={res.get('t', 0)}"
           + (" (resumed)" if res["resumed"] else ""), file=sys.stderr)
     return 1 if res["bad"] else 0
+
+def _print_status(s: dict) -> int:
+    "Print a stream's status (online.release_status), one fact a line."
+    print(f"mechanism: {s['mechanism']} {json.dumps(s['params'], sort_keys=True)}; noise {s['noise']}{', SEEDED' if s['seeded'] else ''}; start {json.dumps(s['start'])}")
+    print(f"next t: {s['next_t']} (input lines consumed: {s['lines']}; rows released: {s['rows']}; stream id: {s['stream']})")
+    if s["window_used"] is not None:
+        print(f"window budget used: {s['window_used']:.6g} of {s['budget']:.6g}; the next step may spend: {s['next_may_spend']:.6g}")
+    else: print(f"budget: {s['budget']} per event (event-level books: no window)")
+    return 0
 
 COMMANDS = ("list", "datasets", "check", "bench", "reproduce", "release")
 CHECK_RUNS_MIN = 50   # the auditor's runs per side below which its bound says little (tools/trust_table.py's floor)
@@ -721,12 +735,13 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Release a stream one timestamp per input line (d counts, or one value for a scalar stream); each release is "
                                    "written as soon as it is made. The privacy state is written to --state before each release; the same command "
                                    "resumes after a kill, and a state holding another stream is refused.")
-    s.add_argument("mechanism", help="a registered mechanism with an online form (wevent-nb list)")
-    s.add_argument("--eps", type=float, required=True, help="privacy budget per window (per event for scalar streams)")
-    s.add_argument("--w", type=int, required=True, help="window length w (the delay for scalar streams)")
-    s.add_argument("--state", required=True, help="the stream's durable privacy state (a SQLite file; created on the first release)")
+    s.add_argument("mechanism", nargs="?", help="a registered mechanism with an online form (wevent-nb list); not with --status")
+    s.add_argument("--eps", type=float, default=None, help="privacy budget per window (per event for scalar streams); required to release")
+    s.add_argument("--w", type=int, default=None, help="window length w (the delay for scalar streams); required to release")
+    s.add_argument("--state", required=True, help="the stream's durable privacy state (one signed file; created on the first release)")
     s.add_argument("--input", default="-", help="CSV, one timestamp per line (default: - for standard input)")
-    s.add_argument("--output", default="-", help="CSV of releases (default: - for standard output)")
+    s.add_argument("--output", default="-", help="CSV of releases (default: - for standard output). A regular file is checked and repaired on "
+                   "resume: exactly once; standard output or a special file re-emits the last release on resume: at least once, each row carries its t")
     s.add_argument("--seed", type=int, default=None, help="fixed seed (tests, reproductions); default: the operating system's entropy")
     s.add_argument("-p", "--param", nargs=2, action="append", metavar=("KEY", "VALUE"), help="a mechanism parameter (repeatable)")
     s.add_argument("--noise", default="exact", choices=["exact", "float"],
@@ -734,6 +749,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--d", type=int, default=None, help="histogram width (default: the first line's)")
     s.add_argument("--lo", type=float, default=None, help="scalar streams: the public domain's lower end")
     s.add_argument("--hi", type=float, default=None, help="scalar streams: the public domain's upper end")
+    s.add_argument("--status", action="store_true", help="print the stream's mechanism, parameters, next t, the window budget used and what the "
+                   "next step may spend (reads --state without its lock; releases nothing)")
     s.set_defaults(fn=_cmd_release)
     return p
 

@@ -6,7 +6,7 @@ Docs: https://wevent-nb.github.io/wevent_nb/online.html.md"""
 
 # %% ../nbs/06_online.ipynb #938d4907
 from __future__ import annotations
-import fcntl, hashlib, hmac, json, os, pickle, secrets, struct
+import copy, fcntl, hashlib, hmac, json, os, pickle, re, secrets, signal, stat, struct, threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -15,8 +15,9 @@ from .core import Mechanism, PrivacyBudgetExceeded, UnprovenConfiguration, as_rn
 from .primitives import ExactLaplace
 
 # %% auto #0
-__all__ = ['KEY_ENV', 'STATE_SCHEMA', 'NOISES', 'RELEASE_KINDS', 'StateExists', 'StateMismatch', 'StateInvalid', 'StateLocked',
-           'SessionRefused', 'state_key_path', 'StateStore', 'Step', 'session_config', 'Session', 'release_stream']
+__all__ = ['KEY_ENV', 'STATE_SCHEMA', 'NOISES', 'RELEASE_KINDS', 'NUMBER_GRAMMAR', 'StateExists', 'StateMismatch', 'StateInvalid',
+           'StateLocked', 'SessionRefused', 'state_key_path', 'StateStore', 'Step', 'session_config', 'Session',
+           'release_stream', 'release_status']
 
 # %% ../nbs/06_online.ipynb #04ecde87
 class StateExists(Exception):
@@ -298,12 +299,15 @@ class Session:
 
 # %% ../nbs/06_online.ipynb #83979640
 RELEASE_KINDS = ("histogram", "scalar")   # stream kinds the release command reads: a line is one timestamp's d counts, or its value
+NUMBER_GRAMMAR = "ASCII decimals: [+|-]digits[.digits][e[+|-]digits], e.g. 12, -3.5, 1e3"   # nothing else is a number in a line
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 def _parse_line(text: str, lineno: int) -> np.ndarray:
-    "One input line -> its numbers (a clear ValueError naming the line otherwise)."
-    cells = [c.strip() for c in text.strip().split(",")]
-    try: return np.array([float(c) for c in cells])
-    except ValueError: raise ValueError(f"line {lineno}: {text.strip()[:80]!r} is not a comma-separated list of numbers") from None
+    "One input line -> its numbers, each of NUMBER_GRAMMAR (no `1_000`, no non-ASCII digits); a clear ValueError naming the line otherwise."
+    cells = [c.strip(" \t\r\n") for c in text.strip(" \t\r\n").split(",")]
+    if not all(_NUMBER.fullmatch(c) for c in cells):
+        raise ValueError(f"line {lineno}: {text.strip()[:80]!r} is not a comma-separated list of numbers ({NUMBER_GRAMMAR})")
+    return np.array([float(c) for c in cells])
 
 def _format_rows(kind: str, step: Step) -> list[str]:
     "A step's output rows: 't,published,count_0,...' for a histogram, 't,value' per released timestamp for a scalar stream."
@@ -314,25 +318,98 @@ def _format_rows(kind: str, step: Step) -> list[str]:
     ts, vals = step.release
     return [f"{int(t)},{f(v)}" for t, v in zip(ts, vals)]
 
+# %% ../nbs/06_online.ipynb #rel0a9c0
+def _chain(h: bytes, item: bytes) -> bytes:
+    "The running digest: SHA-256 of the digest so far and the next item (an input line, an output row)."
+    return hashlib.sha256(h + item).digest()
+
+def _out_seed(stream: str) -> bytes:
+    "The output digest's start: bound to the stream id, so that another stream's rows never match it."
+    return hashlib.sha256(b"wevent-nb output " + stream.encode()).digest()
+
+def _header(kind: str, d: int | None) -> str:
+    return "t,published," + ",".join(f"count_{k}" for k in range(d)) if kind == "histogram" else "t,value"
+
+def _write_atomic(p: Path, data: bytes):
+    "Replace file `p` by `data`: a synced temporary beside it, renamed over it (a kill leaves the old file or the new, never a cut one)."
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    try:
+        with open(tmp, "wb") as f: f.write(data); f.flush(); os.fsync(f.fileno())
+        os.replace(tmp, p); _fsync_dir(p.parent)
+    finally: tmp.unlink(missing_ok=True)
+
+def _is_file(output) -> bool:
+    "Whether the output is a regular file (read back and repaired on resume); '-' and special files (a pipe, /dev/null, a tty) are written only."
+    if output == "-": return False
+    try: return stat.S_ISREG(os.stat(output).st_mode)
+    except FileNotFoundError: return True
+
+# %% ../nbs/06_online.ipynb #rel1a9c1
 def _open_output(path, kind: str, d: int | None, session: Session):
-    "Open the output for appending, after making it agree with the state: a torn last line is cut, the last release's rows written if a crash kept them out."
-    header = "t,published," + ",".join(f"count_{k}" for k in range(d)) if kind == "histogram" else "t,value"
-    p = Path(path)
+    "Open a regular output file for appending, after checking it against the state (row count and digest) and repairing it atomically; returns it and the running digest."
+    header, p = _header(kind, d), Path(path)
     data = p.read_bytes() if p.exists() else b""
-    if data and not data.endswith(b"\n"): data = data[:data.rfind(b"\n") + 1]     # a line cut by the crash
-    lines = data.decode().splitlines()
+    cut = data[:data.rfind(b"\n") + 1] if data and not data.endswith(b"\n") else data    # a line cut by the crash
+    refuse = lambda why: StateMismatch(f"output {str(path)!r} {why}: it is not this stream's output (resume with the output file of the interrupted run)")
+    try: lines = cut.decode().splitlines()
+    except UnicodeDecodeError: raise refuse("is not UTF-8 text") from None
     if lines and lines[0] != header: raise StateMismatch(f"output {str(path)!r} starts with {lines[0][:60]!r}, not this stream's header {header!r}")
-    n = max(len(lines) - 1, 0)
-    missing = session.rows - n
-    last_rows = _format_rows(kind, session.last) if session.last is not None else []
-    if missing < 0 or missing > len(last_rows):
-        raise StateMismatch(f"output {str(path)!r} holds {n} release rows, the state {session.rows}: it is not this stream's output "
-                            f"(resume with the output file of the interrupted run)")
-    with open(p, "wb") as fh: fh.write(data)
-    fh = open(p, "a", buffering=1)
-    if not lines: fh.write(header + "\n")
-    for row in last_rows[len(last_rows) - missing:]: fh.write(row + "\n")
-    return fh
+    rows, last = lines[1:], (_format_rows(kind, session.last) if session.last is not None else [])
+    base = session.rows - len(last)                                  # rows written before the last step
+    if not base <= len(rows) <= session.rows: raise refuse(f"holds {len(rows)} release rows, the state {session.rows}")
+    h = _out_seed(session.meta.get("stream", ""))
+    for r in rows[:base]: h = _chain(h, r.encode() + b"\n")
+    if "out" in session.meta and h.hex() != session.meta["out"]: raise refuse(f"holds rows that differ from the releases this stream wrote (their digest)")
+    if rows[base:] != last[:len(rows) - base]: raise refuse("ends with rows that are not this stream's last release")
+    for r in last: h = _chain(h, r.encode() + b"\n")
+    missing = last[len(rows) - base:]
+    if not lines or missing or cut != data:                          # a repair: written whole beside it, then renamed over it
+        _write_atomic(p, "".join(r + "\n" for r in [header] + rows + missing).encode())
+    return open(p, "a", buffering=1), h
+
+# %% ../nbs/06_online.ipynb #rel2a9c2
+class _Interrupt:
+    "SIGINT (Ctrl-C) raises KeyboardInterrupt only while the command waits for input; during a step, its state write and its output it is kept and raised at the next read."
+    def __init__(self): self.waiting, self.pending = False, False
+    def __call__(self, signum, frame):
+        if self.waiting: raise KeyboardInterrupt
+        self.pending = True
+    def wait(self):
+        "Before a read: an interrupt kept meanwhile is raised now."
+        if self.pending: raise KeyboardInterrupt
+        self.waiting = True
+    def done(self): self.waiting = False
+
+def _read_lines(fin, unbuffered: bool, sigint: _Interrupt):
+    "Yield each input line as bytes, its newline included; a last line the input ended inside comes without one. Unbuffered: a pipe is read byte by byte, so nothing past the current line is consumed."
+    if not unbuffered:
+        while True:
+            sigint.wait()
+            try: raw = fin.readline()
+            finally: sigint.done()
+            if not raw: return
+            yield raw
+    fd, buf = fin.fileno(), bytearray()
+    while True:
+        sigint.wait()
+        try: b = os.read(fd, 1)
+        finally: sigint.done()
+        if not b:
+            if buf: yield bytes(buf)
+            return
+        buf += b
+        if b == b"\n": yield bytes(buf); buf.clear()
+
+def _check_flags(seed, lo, hi, d, kind):
+    "Refuse, before anything is read, the flags no input could make right."
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        raise ValueError(f"--seed {seed!r} is not allowed: a seed is an integer >= 0 (or none: the operating system's entropy)")
+    if d is not None and (isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1):
+        raise ValueError(f"--d {d!r} is not allowed: the histogram width is an integer >= 1")
+    if kind == "scalar":
+        if lo is None or hi is None: raise ValueError("a scalar stream needs its public domain: give --lo and --hi")
+        if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+            raise ValueError(f"--lo {lo} --hi {hi} is not allowed: the domain's ends are finite numbers with lo < hi")
 
 def _check_seed(stored: dict | None, seed, where, err) -> dict | None:
     "Refuse a resume that mixes seeded and unseeded runs of one stream; say so at every start of a seeded one."
@@ -346,6 +423,7 @@ def _check_seed(stored: dict | None, seed, where, err) -> dict | None:
               f"for tests and reproductions, never for real data", file=err)
     return stored
 
+# %% ../nbs/06_online.ipynb #rel3a9c3
 def release_stream(mechanism: str, eps: float, w: int, state, input="-", output="-", seed: int | None = None,
                    params: dict | None = None, lo: float | None = None, hi: float | None = None, d: int | None = None,
                    noise: str = "exact", err=None) -> dict:
@@ -359,53 +437,122 @@ def release_stream(mechanism: str, eps: float, w: int, state, input="-", output=
                  "go through online.Session)") if kind == "categorical" else ""
         raise ValueError(f"{mech.name} takes a {kind} stream; the release command reads {' or '.join(RELEASE_KINDS)} streams{users}")
     if not mech.online: raise NotImplementedError(f"{mech.name} has no online form yet")
-    if kind == "scalar" and (lo is None or hi is None): raise ValueError(f"{mech.name} releases a scalar stream: give its public domain --lo and --hi")
+    _check_flags(seed, lo, hi, d, kind)
+    start_kw = dict(lo=float(lo), hi=float(hi)) if kind == "scalar" else ({} if d is None else dict(d=int(d)))
+    Session(copy.deepcopy(mech), rng=seed, noise=noise, **({"d": 1} | start_kw if kind == "histogram" else start_kw)).close()  # its guards (noise, domain), nothing stored
+    to_file = _is_file(output)
+    if to_file and Path(output).is_file() and Path(output).stat().st_size and not Path(state).exists():
+        with open(output, "rb") as f: first = f.read(4096).split(b"\n")
+        if len(first) > 2 or (len(first) == 2 and first[1]):
+            raise StateMismatch(f"output {str(output)!r} holds release rows and state {str(state)!r} no stream: it is not this stream's output "
+                                f"(give a new output file; the old one belongs to another stream)")
     store = StateStore(state)        # the lock, before anything is read: a second process on this state is refused here, at once
-    try: stored = _check_seed(store.read(), seed, store.path, err)
-    except BaseException: store.close(); raise
-    start_kw = dict(lo=float(lo), hi=float(hi)) if kind == "scalar" else {}
-    if stored is not None and kind == "histogram": start_kw["d"] = stored["config"]["start"].get("d")
-    elif kind == "histogram" and d is not None: start_kw["d"] = int(d)
-    try: fin = sys.stdin if input == "-" else open(input)
-    except BaseException: store.close(); raise
-    skip = 0
-    session = out = None
-    counts = dict(lines=0, released=0, bad=0, resumed=stored is not None)
+    fin = out = session = None
+    sigint = _Interrupt()
+    old = signal.signal(signal.SIGINT, sigint) if threading.current_thread() is threading.main_thread() else None
+    counts = dict(lines=0, released=0, bad=0, resumed=False)
     try:
+        stored = _check_seed(store.read(), seed, store.path, err)
+        counts["resumed"] = stored is not None
         if stored is not None:
+            if kind == "histogram": start_kw["d"] = stored["config"]["start"].get("d")
             session = Session(mech, state=store, resume=True, noise=noise, **start_kw)
-            skip = session.meta.get("lines", 0) if input != "-" else 0     # a file is read again from its start; stdin goes on
-        lineno = 0
-        for text in fin:
+            if to_file: out, h = _open_output(output, kind, start_kw.get("d"), session)
+            else:        # stdout or a special file: the stored last release again (each row carries its t: at least once)
+                out = sys.stdout if output == "-" else open(output, "w", buffering=1)
+                h = _out_seed(session.meta.get("stream", ""))     # not checkable here: nothing is read back
+                for r in (_format_rows(kind, session.last) if session.last is not None else []): out.write(r + "\n")
+                out.flush()
+            print(f"wevent-nb release: resuming {store.path} at t={session.t} (input lines consumed: {session.meta.get('lines', 0)})", file=err)
+        elif to_file: open(output, "ab").close()        # its folder and rights, before a line is read
+        if input == "-": fin, from_file = getattr(sys.stdin, "buffer", sys.stdin), False
+        else:           # a regular file is read again from its start on resume; a pipe or FIFO named by path goes on, as stdin
+            from_file = stat.S_ISREG(os.stat(input).st_mode)
+            fin = open(input, "rb", buffering=-1 if from_file else 0)
+        unbuffered = not from_file and _has_fd(fin)
+        skip = session.meta.get("lines", 0) if session is not None and from_file else 0    # a file is read again from its start; stdin goes on
+        want = session.meta.get("prefix") if session is not None and from_file else None
+        sid = session.meta.get("stream") if session is not None else secrets.token_hex(8)
+        prefix, lineno = b"", 0
+        for raw in _read_lines(fin, unbuffered, sigint):
+            if isinstance(raw, str): raw = raw.encode()
+            if not raw.endswith(b"\n"):
+                if lineno < skip: break
+                print(f"wevent-nb release: line {lineno + 1}: the input ended inside it (no newline): not released; a line counts once its "
+                      f"newline arrives (the same command, given the completed file, releases it)", file=err)
+                counts["bad"] += 1; break
             lineno += 1
-            if lineno <= skip or not text.strip(): continue
+            if from_file: prefix = _chain(prefix, raw)
+            if lineno <= skip:
+                if lineno == skip and want is not None and prefix.hex() != want:
+                    raise StateMismatch(f"input {str(input)!r}: its first {skip} lines are not the lines this stream consumed (their digest "
+                                        f"differs): give the input file of the interrupted run (grown at its end, never cut or edited)")
+                continue
+            try: text = raw.decode()
+            except UnicodeDecodeError as e:
+                print(f"wevent-nb release: line {lineno}: not UTF-8 text (byte {e.start + 1} of the line); the state is unchanged, the next line "
+                      f"continues", file=err)
+                counts["bad"] += 1; continue
+            if not text.strip(): continue
             counts["lines"] += 1
             try: x = _parse_line(text, lineno)
             except ValueError as e:
                 print(f"wevent-nb release: {e}; the state is unchanged, the next line continues", file=err)
                 counts["bad"] += 1; continue
-            if session is None:   # outside the per-line errors: a mechanism refusing its noise or start arguments stops the command
+            if session is None:   # outside the per-line errors: a mechanism refusing its start arguments stops the command
                 if kind == "histogram" and "d" not in start_kw: start_kw["d"] = x.size
                 session = Session(mech, rng=seed, state=store, resume=False, noise=noise, **start_kw)
+                h = _out_seed(sid)
+                if to_file: out = open(output, "w", buffering=1); out.write(_header(kind, start_kw.get("d")) + "\n")
+                else: out = sys.stdout if output == "-" else open(output, "w", buffering=1)
             try:
                 if kind == "histogram" and x.size != start_kw["d"]: raise ValueError(f"{x.size} values, this stream has d={start_kw['d']}")
                 if kind == "scalar":
                     if x.size != 1: raise ValueError(f"{x.size} values, a scalar stream has one per line")
                     x = x[0]
-                if out is None: out = sys.stdout if output == "-" else _open_output(output, kind, start_kw.get("d"), session)
-                step = session.step(x, meta=dict(lines=lineno))
+                meta = dict(lines=lineno, out=h.hex(), stream=sid)
+                if from_file: meta["prefix"] = prefix.hex()
+                step = session.step(x, meta=meta)
             except (ValueError, TypeError) as e:
                 msg = str(e) if str(e).startswith("line ") else f"line {lineno}: {e}"
                 print(f"wevent-nb release: {msg}; the state is unchanged, the next line continues", file=err)
                 counts["bad"] += 1; continue
-            for row in _format_rows(kind, step): out.write(row + "\n")
+            for row in _format_rows(kind, step): out.write(row + "\n"); h = _chain(h, row.encode() + b"\n")
             out.flush()
-            if out is not sys.stdout: os.fsync(out.fileno())
+            if to_file: os.fsync(out.fileno())
             counts["released"] += 1
-        if session is not None and out is None and output != "-": _open_output(output, kind, start_kw.get("d"), session).close()
+        if lineno < skip:
+            raise StateMismatch(f"input {str(input)!r} holds {lineno} complete lines, fewer than the {skip} this stream consumed: give the input "
+                                f"file of the interrupted run")
     finally:
-        if fin is not sys.stdin: fin.close()
+        if old is not None: signal.signal(signal.SIGINT, old)
+        if fin is not None and input != "-": fin.close()
         if out is not None and out is not sys.stdout: out.close()
         if session is not None: counts["t"] = session.t; session.close()
         store.close()
     return counts
+
+def _has_fd(f) -> bool:
+    try: f.fileno(); return True
+    except (OSError, ValueError, AttributeError): return False
+
+# %% ../nbs/06_online.ipynb #rel4a9c4
+def release_status(state) -> dict:
+    "What a stream's state holds, read without its lock (the state is replaced by a rename, so a read sees one whole state): mechanism, parameters, next t, the window budget used and what the next step may spend."
+    p = Path(state)
+    try: data = p.read_bytes()
+    except FileNotFoundError: raise FileNotFoundError(f"state {str(p)!r} does not exist: no stream has been released there") from None
+    key, _, _ = _state_key()
+    stored = _unpack_state(data, key, repr(str(p)))          # its signature checks before the pickle is opened
+    s = pickle.loads(stored["state"]); mech, cfg = s["mech"], stored["config"]
+    out = dict(mechanism=cfg["mechanism"], params=cfg["params"], noise=cfg["noise"], seeded=cfg["seeded"], start=cfg["start"],
+               next_t=stored["t"], rows=stored["rows"], lines=s["meta"].get("lines", 0), stream=s["meta"].get("stream"))
+    books = getattr(mech, "books", None)
+    if getattr(books, "n_accounts", None) is not None and getattr(books, "w", None) is not None:
+        eps = float(np.min(books.eps))
+        used = float(np.max(books.window_spent())) if books.t >= 0 else 0.0
+        ahead = float(np.max(books.window_spent(t=max(books.t + 1, 0))))        # what the window ending at the next t holds already
+        out.update(budget=eps, window_used=used, next_may_spend=max(eps - ahead, 0.0))
+    else:
+        out.update(budget=float(cfg["params"].get("eps", np.nan)) if isinstance(cfg["params"], dict) else None, window_used=None, next_may_spend=None)
+    return out
