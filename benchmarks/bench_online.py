@@ -3,8 +3,14 @@ in memory, and steps per second with the durable state written (one signed file,
 
 Mechanisms: Uniform and BD (central, d=8), and one of each other family at its usual size (see CASES). Each case runs in a
 fresh process, so the RSS figures are its own. Input: a fixed block of 10^4 rows cycled (no input grows with t).
-Run: .venv/bin/python benchmarks/bench_online.py [--steps 10000,100000,1000000,10000000] [--durable-steps 5000] [--w W] [CASE ...]
-(--w W: every case at window W instead of its own; the state written each step grows with w for the central ones.)
+Run: .venv/bin/python benchmarks/bench_online.py [--steps 10000,100000,1000000,10000000] [--durable-steps 5000] [--w W]
+     [--before DIR] [CASE ...]
+(--w W: every case at window W instead of its own. A durable step appends a record of its own size (input, bookkeeping, a
+digest of the release) to the state's last checkpoint, which grows with w for the central ones; "reopen" is the time to
+resume the state at the end, replaying the records since its checkpoint.
+--before DIR: also run each case on the package in DIR (a folder holding another version's `wevent_nb`, e.g. main's:
+`git archive main wevent_nb | tar -x -C DIR`), alternating with this one so both see the same load, and print the durable
+columns side by side, before -> after.)
 """
 import argparse, json, os, subprocess, sys, tempfile, time
 import numpy as np
@@ -48,7 +54,19 @@ def one(case: str, steps: list[int], durable_steps: int, w: int | None = None) -
         for x in X[:durable_steps]: d.step(x)
         out["durable_steps_per_s"] = round(durable_steps / (time.perf_counter() - t0)); d.close()
         out["state_bytes"] = os.path.getsize(os.path.join(tmp, "s.state"))
+        t0 = time.perf_counter(); Session.resume(os.path.join(tmp, "s.state")).close()
+        out["reopen_s"] = time.perf_counter() - t0
+    import wevent_nb
+    out["package"] = os.path.dirname(wevent_nb.__file__)
     return out
+
+def child(case: str, a, package: str | None = None) -> dict | str:
+    "One case in a fresh process (on the package in folder `package` when given): its figures, or why it failed."
+    env = os.environ | ({"PYTHONPATH": os.pathsep.join([package] + [p for p in [os.environ.get("PYTHONPATH")] if p])} if package else {})
+    r = subprocess.run([sys.executable, __file__, "--one", case, "--steps", a.steps, "--durable-steps", str(a.durable_steps)]
+                       + ([] if a.w is None else ["--w", str(a.w)]), capture_output=True, text=True, env=env)
+    if r.returncode: return r.stderr.strip().splitlines()[-1] if r.stderr.strip() else str(r.returncode)
+    return json.loads(r.stdout)
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -56,19 +74,31 @@ def main():
     ap.add_argument("--steps", default="10000,100000,1000000,10000000", help="comma-separated step counts at which RSS is read")
     ap.add_argument("--durable-steps", type=int, default=5_000, help="steps of the durable-state run")
     ap.add_argument("--w", type=int, default=None, help="window length for every case (default: each case's own)")
+    ap.add_argument("--before", help="a folder holding another version's wevent_nb package: its durable figures printed beside these")
     ap.add_argument("--one", help=argparse.SUPPRESS)
     a = ap.parse_args()
     steps = [int(s) for s in a.steps.split(",")]
     if a.one: print(json.dumps(one(a.one, steps, a.durable_steps, a.w))); return
-    print(f"{'case':12s} " + " ".join(f"{'RSS@' + f'{s:.0e}':>10s}" for s in steps) + f" {'steps/s':>9s} {'durable/s':>9s} {'state':>8s}")
+    durable = lambda o: f"{o['durable_steps_per_s']:>9,d} {o['state_bytes'] / 1024:>7.0f}Ki {o['reopen_s']:>7.2f}s"
+    if a.before:
+        before = os.path.abspath(a.before)
+        if not os.path.isfile(os.path.join(before, "wevent_nb", "online.py")): sys.exit(f"--before {a.before!r}: no wevent_nb package in that folder")
+        print(f"load average {os.getloadavg()[0]:.1f}; durable steps: {a.durable_steps}; before: {before}")
+        print(f"{'case':12s} {'':6s} {'steps/s':>9s} {'durable/s':>9s} {'state':>9s} {'reopen':>8s}")
+        for c in a.cases:
+            if c not in CASES: sys.exit(f"unknown case {c!r}: cases are {', '.join(CASES)}")
+            for label, pkg in (("before", before), ("after", None)):
+                o = child(c, a, pkg)
+                if isinstance(o, str): print(f"{c:12s} {label:6s} failed: {o}"); continue
+                if (o["package"].startswith(before + os.sep)) != (pkg is not None): sys.exit(f"{label} ran the package in {o['package']}")
+                print(f"{c:12s} {label:6s} {o['steps_per_s']:>9,d} " + durable(o), flush=True)
+        print(f"load average {os.getloadavg()[0]:.1f}")
+        return
+    print(f"{'case':12s} " + " ".join(f"{'RSS@' + f'{s:.0e}':>10s}" for s in steps) + f" {'steps/s':>9s} {'durable/s':>9s} {'state':>9s} {'reopen':>8s}")
     for c in a.cases:
         if c not in CASES: sys.exit(f"unknown case {c!r}: cases are {', '.join(CASES)}")
-        r = subprocess.run([sys.executable, __file__, "--one", c, "--steps", a.steps, "--durable-steps", str(a.durable_steps)]
-                           + ([] if a.w is None else ["--w", str(a.w)]),
-                           capture_output=True, text=True)
-        if r.returncode: print(f"{c:12s} failed: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else r.returncode}"); continue
-        o = json.loads(r.stdout)
-        print(f"{c:12s} " + " ".join(f"{o['rss_mib'][str(s)]:>8.1f}Mi" for s in steps)
-              + f" {o['steps_per_s']:>9,d} {o['durable_steps_per_s']:>9,d} {o['state_bytes'] / 1024:>6.0f}Ki", flush=True)
+        o = child(c, a)
+        if isinstance(o, str): print(f"{c:12s} failed: {o}"); continue
+        print(f"{c:12s} " + " ".join(f"{o['rss_mib'][str(s)]:>8.1f}Mi" for s in steps) + f" {o['steps_per_s']:>9,d} " + durable(o), flush=True)
 
 if __name__ == "__main__": main()

@@ -1,12 +1,14 @@
 """Issue 38's kill harness: real SIGKILLs at random points over six mechanisms of the command's two families (central histograms: BD, Uniform,
 FAST, SPAS with exact noise; delayed scalar streams: Discontin_pp, Naive with float noise) on three paths: a file in and a file out (the
 uninterrupted run's output, byte for byte), a file in and standard output (equal after de-duplicating by t, no t missing: at least once),
-and a pipe on standard input into a file (the producer restarts where the resume says: the uninterrupted run's output, byte for byte)."""
+and a pipe on standard input into a file (the producer restarts where the resume says: the uninterrupted run's output, byte for byte).
+Then kills at the two points of a state write that random kills rarely hit: mid-append of a step record (half of it on disk) and between a
+checkpoint's synced temporary and its rename."""
 import os, signal, subprocess, sys, time
 import numpy as np
 import pytest
 from wevent_nb.core import get_mechanism
-from wevent_nb.online import Session, _format_rows, _header, release_status
+from wevent_nb.online import Session, _format_rows, _header, _state_key, _unpack_state, release_status
 from test_release_command import CMD
 
 EPS, W, T, SEED, D = 1.0, 5, 60, 5, 3     # short: each step syncs the state and the output (fsync-bound, ~5-40 ms under load)
@@ -78,3 +80,51 @@ def test_kill_harness(tmp_path, mech, noise):
             assert sorted(rows) == list(range(len(want) - 1)) and [rows[t] for t in sorted(rows)] == want[1:], path
         else:
             assert out.read_text() == "\n".join(want) + "\n", path
+
+KILL_MID_WRITE = """
+import os, signal, sys
+from wevent_nb.cli import main
+where, at, n = os.environ["KILL_WHERE"], int(os.environ["KILL_AT"]), [0]
+real_pwrite, real_replace = os.pwrite, os.replace
+def pwrite(fd, data, offset):
+    if where == "append" and os.readlink(f"/proc/self/fd/{fd}").endswith("/s.state"):
+        n[0] += 1
+        if n[0] == at:
+            real_pwrite(fd, bytes(data[:len(data) // 2]), offset); os.fsync(fd)   # half of the step's record is on disk
+            os.kill(os.getpid(), signal.SIGKILL)
+    return real_pwrite(fd, data, offset)
+def replace(a, b):
+    if where == "checkpoint" and str(b).endswith("/s.state"):
+        n[0] += 1
+        if n[0] == at: os.kill(os.getpid(), signal.SIGKILL)        # the checkpoint written and synced beside the state, not renamed over it
+    return real_replace(a, b)
+os.pwrite, os.replace = pwrite, replace
+sys.exit(main(sys.argv[1:]))
+"""
+
+@pytest.mark.parametrize("mech, noise", [MECHS[0], MECHS[1], MECHS[4]])
+@pytest.mark.parametrize("path", ["file", "stdout"])
+def test_kills_mid_append_and_mid_checkpoint(tmp_path, mech, noise, path):
+    "SIGKILL with half a step record appended (twice) and with a checkpoint not yet renamed: the output is the uninterrupted run's (stdout: once de-duplicated by t)."
+    kind, X, (text,) = data(mech)
+    (tmp_path / "in.csv").write_text(text + "\n")
+    want = reference(mech, noise, kind, X)
+    out = tmp_path / "out.csv"
+    a = argv(tmp_path, mech, noise, kind, str(tmp_path / "in.csv"), "-" if path == "stdout" else str(out))
+    key = _state_key()[0]
+    with open(tmp_path / "stdout.csv", "ab") as sink:
+        for where, at in [("append", 17), ("checkpoint", 1), ("append", 9)]:
+            p = subprocess.run([sys.executable, "-c", KILL_MID_WRITE] + a, stdout=sink, stderr=subprocess.PIPE, timeout=120,
+                               env=os.environ | {"KILL_WHERE": where, "KILL_AT": str(at)})
+            assert p.returncode == -signal.SIGKILL, (where, p.stderr.decode())
+            if where == "append": assert _unpack_state((tmp_path / "s.state").read_bytes(), key, "s")["torn"] > 0   # a record cut short
+            else: assert (tmp_path / ".s.state.tmp").exists()
+        p = subprocess.run(CMD + a, stdout=sink, stderr=subprocess.PIPE, timeout=120)
+        assert p.returncode == 0, p.stderr.decode()
+    if path == "stdout":
+        rows = {}
+        for r in (tmp_path / "stdout.csv").read_text().splitlines():
+            assert rows.setdefault(int(r.split(",")[0]), r) == r
+        assert [rows[t] for t in sorted(rows)] == want[1:]
+    else:
+        assert out.read_text() == "\n".join(want) + "\n"

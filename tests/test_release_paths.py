@@ -151,13 +151,13 @@ def test_status(tmp_path):
 KILL_AFTER_STATE = """
 import os, signal, sys
 from wevent_nb.cli import main
-real, n = os.replace, [0]
-def replace(a, b):
-    real(a, b)
-    if str(b).endswith("s.state"):
-        n[0] += 1
-        if n[0] == int(os.environ["KILL_AT"]): os.kill(os.getpid(), signal.SIGKILL)   # the state holds the step, stdout not yet
-os.replace = replace
+from wevent_nb.online import StateStore
+real, n = StateStore.commit, [0]
+def commit(self, *a):
+    real(self, *a)                                                 # a checkpoint or a step record, synced
+    n[0] += 1
+    if n[0] == int(os.environ["KILL_AT"]): os.kill(os.getpid(), signal.SIGKILL)   # the state holds the step, stdout not yet
+StateStore.commit = commit
 sys.exit(main(sys.argv[1:]))
 """
 

@@ -126,7 +126,12 @@ def seeded_stream(tmp_path_factory):
     assert run(tmp, "--seed", "3").returncode == 0
     return tmp
 
-@pytest.mark.parametrize("spoil, words", [(lambda b: b[:len(b) // 2], "truncated"), (lambda b: b[:30], "truncated"),
+def checkpoint_end(b: bytes) -> int:
+    "Where a state file's checkpoint ends (its step records follow): magic, layout and length, signature, body."
+    from wevent_nb.online import _HEAD, _MAC, _MAGIC
+    return len(_MAGIC) + _HEAD.size + _MAC + _HEAD.unpack_from(b, len(_MAGIC))[1]
+
+@pytest.mark.parametrize("spoil, words", [(lambda b: b[:checkpoint_end(b) // 2], "truncated"), (lambda b: b[:30], "truncated"),
                                           (lambda b: np.random.default_rng(1).bytes(len(b)), "not a wevent_nb state file"),
                                           (lambda b: b + b"\0", "after its end"),
                                           (lambda b: b[:-5] + bytes([b[-5] ^ 1]) + b[-4:], "not signed by this installation's key"),
@@ -139,6 +144,34 @@ def test_a_spoiled_state_is_one_clear_error(tmp_path, seeded_stream, spoil, word
     (tmp_path / "in.csv").write_text("".join(text))
     clear(run(tmp_path, "--seed", "3"), 1, words)
     assert rows(tmp_path / "out.csv") == 20
+
+def test_a_state_cut_inside_its_step_records_stands_where_the_cut_is_and_its_longer_output_is_refused(tmp_path, seeded_stream):
+    "Cut mid-record (a kill mid-append, or a truncated copy): the records before the cut are the stream; the output holds more: refused, nothing released."
+    X, text = lines(30)
+    data = (seeded_stream / "s.state").read_bytes()
+    cp = checkpoint_end(data); assert len(data) > cp + 1000          # 20 steps: a checkpoint, then records
+    shutil.copyfile(seeded_stream / "out.csv", tmp_path / "out.csv")
+    (tmp_path / "s.state").write_bytes(data[:(cp + len(data)) // 2])
+    s = Session.resume(tmp_path / "s.state"); t = s.t; s.close()
+    assert 1 <= t < 20
+    (tmp_path / "in.csv").write_text("".join(text))
+    clear(run(tmp_path, "--seed", "3"), 1, f"holds 20 release rows, the state {t}")
+    assert rows(tmp_path / "out.csv") == 20
+
+def test_a_layout_2_state_is_refused_naming_its_layout(tmp_path):
+    "A state of the previous layout (one signed file rewritten at each step), signed by this installation: refused by its layout, nothing unpickled."
+    import hashlib, hmac
+    from wevent_nb.online import _HEAD, _MAC, _MAGIC, _pack_state, _state_key
+    key = _state_key()[0]
+    config = session_config(get_mechanism(MECH, eps=EPS, w=W), {"d": D}, seeded=False, noise="exact")
+    new = _pack_state(key, config, 0, 0, pickle.dumps(_Payload(str(tmp_path / "ran"))), None)
+    n = len(_MAGIC) + _HEAD.size
+    head = new[:len(_MAGIC)] + _HEAD.pack(2, _HEAD.unpack_from(new, len(_MAGIC))[1])
+    (tmp_path / "s.state").write_bytes(head + hmac.new(key, head + new[n + _MAC:], hashlib.sha256).digest() + new[n + _MAC:])
+    (tmp_path / "in.csv").write_text("".join(lines(5)[1]))
+    r = run(tmp_path)
+    clear(r, 1, "has layout 2; this wevent_nb reads layout 3")
+    assert not (tmp_path / "ran").exists() and rows(tmp_path / "out.csv") == 0
 
 def test_a_state_signed_by_another_installation_is_refused(tmp_path, monkeypatch):
     X, text = lines(30)
@@ -216,14 +249,56 @@ def test_a_full_disk_for_the_state_is_one_clear_error_and_nothing_is_released(tm
     X, text = lines(40)
     (tmp_path / "in.csv").write_text("".join(text[:20]))
     assert run(tmp_path, "--seed", "3").returncode == 0
+    (tmp_path / "in.csv").write_text("".join(text[:21]))
+    assert run(tmp_path, "--seed", "3").returncode == 0              # a store's first write is a checkpoint: the file is one now
     before = (tmp_path / "s.state").read_bytes(), (tmp_path / "out.csv").read_bytes()
-    limit = len(before[0]) - 200                                    # the state no longer fits; the output (20 more rows) does
+    assert checkpoint_end(before[0]) == len(before[0])
+    limit = len(before[0]) - 200                                    # the next checkpoint no longer fits; the output (20 more rows) does
     assert limit > len(before[1]) + 20 * 40, (limit, len(before[1]))
     (tmp_path / "in.csv").write_text("".join(text))
     r = spawn(tmp_path, "--seed", "3", preexec_fn=_file_size_limit(limit))
     clear(r, 1, "could not be written")
-    assert "nothing was released for t=20" in r.stderr
+    assert "nothing was released for t=21" in r.stderr
     assert (tmp_path / "s.state").read_bytes() == before[0] and (tmp_path / "out.csv").read_bytes() == before[1]
     assert not [f for f in tmp_path.iterdir() if f.name.endswith(".tmp")]
     assert run(tmp_path, "--seed", "3").returncode == 0               # room again: the same command goes on
     assert (tmp_path / "out.csv").read_text() == reference(X, 3)
+
+def test_a_full_disk_mid_append_leaves_the_state_as_it_was(tmp_path, monkeypatch):
+    "The disk fills while a step's record is appended (part of it written): one clear error, the partial record cut off, nothing released; the stream resumes there."
+    from wevent_nb import online
+    X, text = lines(12)
+    s = Session(get_mechanism(MECH, eps=EPS, w=W), rng=3, noise="exact", state=tmp_path / "s.state", d=D)
+    got = [s.step(x) for x in X[:8]]
+    before = (tmp_path / "s.state").read_bytes()
+    assert len(before) > checkpoint_end(before)                      # step records follow the checkpoint: the next step appends
+    real = os.pwrite
+    def full(fd, data, offset): real(fd, bytes(data[:11]), offset); raise OSError(28, "No space left on device")
+    monkeypatch.setattr(online.os, "pwrite", full)
+    with pytest.raises(OSError, match="No space left on device.*nothing was released for t=8"): s.step(X[8])
+    monkeypatch.setattr(online.os, "pwrite", real)
+    with pytest.raises(Exception, match="takes no further step"): s.step(X[8])
+    s.close()
+    assert (tmp_path / "s.state").read_bytes() == before
+    with Session.resume(tmp_path / "s.state") as r:
+        assert r.t == 8
+        got += [r.step(x) for x in X[8:]]
+    assert [row for g in got for row in _format_rows("histogram", g)] == reference(X, 3).splitlines()[1:]
+
+def _written() -> int:
+    "Bytes this process has passed to write calls so far (/proc/self/io: wchar)."
+    with open("/proc/self/io") as f: return next(int(l.split()[1]) for l in f if l.startswith("wchar:"))
+
+def test_the_write_of_a_step_does_not_grow_with_w(tmp_path):
+    "Throughput: a durable step writes its own record (a few hundred bytes), at w = 10 as at w = 10^4 (da11186 rewrote the whole state: 300 KB at 10^4)."
+    X = np.random.default_rng(0).integers(0, 50, (41, 8)).astype(float)
+    median = {}
+    for w in (10, 10_000):
+        s = Session(get_mechanism("BD", eps=1.0, w=w), rng=1, state=tmp_path / f"{w}.state", d=8)
+        s.step(X[0])                                                  # the first write: a checkpoint
+        per = []
+        for x in X[1:]:
+            before = _written(); s.step(x); per.append(_written() - before)
+        s.close()
+        median[w] = float(np.median(per))                            # a checkpoint now and then does not move the median
+    assert median[10] == median[10_000] and median[10] < 1024, median

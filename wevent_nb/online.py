@@ -10,14 +10,16 @@ import copy, fcntl, hashlib, hmac, json, os, pickle, re, secrets, signal, stat, 
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+import time
 import numpy as np
 from .core import Mechanism, PrivacyBudgetExceeded, UnprovenConfiguration, as_rng, check_bool, get_mechanism
 from .primitives import ExactLaplace
 
 # %% auto #0
-__all__ = ['KEY_ENV', 'STATE_SCHEMA', 'NOISES', 'RELEASE_KINDS', 'NUMBER_GRAMMAR', 'StateExists', 'StateMismatch', 'StateInvalid',
-           'StateLocked', 'SessionRefused', 'state_key_path', 'StateStore', 'Step', 'session_config', 'Session',
-           'release_stream', 'release_status']
+__all__ = ['KEY_ENV', 'STATE_SCHEMA', 'CHECKPOINT_REPLAY', 'CHECKPOINT_BYTES', 'CHECKPOINT_FLOOR', 'CHECKPOINT_SECONDS_FLOOR',
+           'NOISES', 'RELEASE_KINDS', 'NUMBER_GRAMMAR', 'StateExists', 'StateMismatch', 'StateInvalid', 'StateLocked',
+           'SessionRefused', 'state_key_path', 'StateStore', 'Step', 'session_config', 'Session', 'release_stream',
+           'release_status']
 
 # %% ../nbs/06_online.ipynb #04ecde87
 class StateExists(Exception):
@@ -80,20 +82,20 @@ def _take_lock(path: Path) -> int:
     return fd
 
 # %% ../nbs/06_online.ipynb #a7bc0b86
-STATE_SCHEMA = 2   # version of the state file's layout (1: a SQLite file; 2: one signed file); another version is refused, not guessed at
+STATE_SCHEMA = 3   # version of the state file's layout (1: a SQLite file; 2: one signed file rewritten at each step; 3: a signed checkpoint, then signed step records); another version is refused, not guessed at
 _MAGIC = b"wevent_nb state\n"      # the first bytes of a state file of any layout from 2 on
-_HEAD = struct.Struct(">IQ")            # the layout, the body's length
+_HEAD = struct.Struct(">IQ")            # the layout, the checkpoint body's length
 _MAC = 32                                # bytes of HMAC-SHA256(key, magic + head + body)
 
 def _pack_state(key: bytes, config: dict, t: int, rows: int, state: bytes, last: bytes | None) -> bytes:
-    "The state file's bytes: magic, layout and length, the signature, then a JSON header and the two pickles."
+    "A checkpoint's bytes: magic, layout and length, the signature, then a JSON header and the two pickles."
     meta = json.dumps(dict(config=config, t=t, rows=rows, state=len(state)), sort_keys=True).encode()
     body = struct.pack(">Q", len(meta)) + meta + state + (last or b"")
     head = _MAGIC + _HEAD.pack(STATE_SCHEMA, len(body))
     return head + hmac.new(key, head + body, hashlib.sha256).digest() + body
 
 def _unpack_state(data: bytes, key: bytes, where: str) -> dict:
-    "Check a state file's bytes (magic, layout, length, signature) before anything in it is parsed; nothing is unpickled here."
+    "Check a state file's bytes (magic, layout, length, the checkpoint's signature, each step record's) before anything in it is parsed; nothing is unpickled here. `t` is the stream's next t (the checkpoint's plus its records)."
     bad = lambda why: StateInvalid(f"state {where} {why}")
     if not data: raise bad("is empty (0 bytes): a stream's state never is (a full disk, a failed copy?); restore it from its backup, "
                            "or delete it to start a new stream, which spends the budget again")
@@ -105,15 +107,16 @@ def _unpack_state(data: bytes, key: bytes, where: str) -> dict:
     if len(data) < n + _MAC: raise bad(f"is truncated ({len(data)} bytes, less than its {n + _MAC}-byte header)")
     schema, size = _HEAD.unpack_from(data, len(_MAGIC))
     if schema != STATE_SCHEMA: raise bad(f"has layout {schema}; this wevent_nb reads layout {STATE_SCHEMA}: use the version that wrote it")
-    if len(data) != n + _MAC + size:
-        raise bad(f"is truncated ({len(data)} of its {n + _MAC + size} bytes)" if len(data) < n + _MAC + size
-                  else f"has {len(data) - n - _MAC - size} bytes after its end: not as written")
-    body = data[n + _MAC:]
+    end = n + _MAC + size
+    if len(data) < end: raise bad(f"is truncated ({len(data)} of its checkpoint's {end} bytes)")
+    body = data[n + _MAC:end]
     if not hmac.compare_digest(data[n:n + _MAC], hmac.new(key, data[:n] + body, hashlib.sha256).digest()):
         raise bad(f"is not signed by this installation's key ({str(state_key_path())!r}): it was altered, or written where another key signs")
+    records, torn = _unpack_records(data[end:], key, data[n:n + _MAC], bad)
     m = struct.unpack_from(">Q", body)[0]
     meta = json.loads(body[8:8 + m]); cut = 8 + m + meta["state"]
-    return dict(config=meta["config"], t=meta["t"], rows=meta["rows"], state=body[8 + m:cut], last=body[cut:] or None)
+    return dict(config=meta["config"], t=meta["t"] + len(records), rows=meta["rows"], state=body[8 + m:cut], last=body[cut:] or None,
+                records=records, torn=torn, where=where)
 
 def _fsync_dir(folder: Path):
     "Sync a folder, so that a rename in it survives a power cut."
@@ -121,19 +124,60 @@ def _fsync_dir(folder: Path):
     try: os.fsync(fd)
     finally: os.close(fd)
 
+# %% ../nbs/06_online.ipynb #r38brec1
+_REC = b"wrec"                         # the first bytes of every step record
+_REC_HEAD = struct.Struct(">4sI")      # the record's magic, its payload's length
+_REC_MAX = 1 << 30                     # no step record is this long: a longer length is garbage, not a record a kill cut short
+
+def _pack_record(key: bytes, prev: bytes, payload: bytes) -> tuple[bytes, bytes]:
+    "A step record's bytes and its signature: head (magic, length), HMAC-SHA256(key, the previous signature + head + payload), payload."
+    head = _REC_HEAD.pack(_REC, len(payload))
+    mac = hmac.new(key, prev + head + payload, hashlib.sha256).digest()
+    return head + mac + payload, mac
+
+def _unpack_records(tail: bytes, key: bytes, prev: bytes, bad) -> tuple[list[bytes], int]:
+    "The step records after a checkpoint whose signature is `prev`, each checked against the one before; a last record cut short (a kill mid-append) is dropped. Returns the payloads and the bytes dropped."
+    out, i, n = [], 0, _REC_HEAD.size + _MAC
+    while i < len(tail):
+        rest = tail[i:]
+        if len(rest) < _REC_HEAD.size and _REC.startswith(rest[:len(_REC)]): return out, len(rest)   # a head cut short
+        magic, size = _REC_HEAD.unpack_from(rest) if len(rest) >= _REC_HEAD.size else (b"", 0)
+        if magic != _REC or size > _REC_MAX:
+            raise bad(f"has {len(rest)} bytes after its end (its checkpoint and {len(out)} step records) that are not a step record: not as written")
+        if len(rest) < n + size: return out, len(rest)      # the last record, cut by a kill mid-append: its release was never emitted
+        mac = hmac.new(key, prev + rest[:_REC_HEAD.size] + rest[n:n + size], hashlib.sha256).digest()
+        if not hmac.compare_digest(rest[_REC_HEAD.size:n], mac):
+            raise bad(f"has step record {len(out) + 1} (counted from its checkpoint) not signed by this installation's key "
+                      f"({str(state_key_path())!r}) in its place: it was altered, a record before it removed, or it was written where another key signs")
+        out.append(rest[n:n + size]); prev = mac; i += n + size
+    return out, 0
+
 # %% ../nbs/06_online.ipynb #2e964d49
+CHECKPOINT_REPLAY = 4       # a checkpoint once the steps since the last would take 4x its writing time to replay: it then adds at most 1/4 of a step's own compute per step, whatever w; a reopen replays at most that long
+CHECKPOINT_BYTES = 2        # ... or once the records hold 2x the checkpoint's bytes: the file stays under 3 checkpoints, and a checkpoint costs at most half a record's bytes per step
+CHECKPOINT_FLOOR = 1 << 16  # ... counted as at least 64 KiB: a small checkpoint costs its syncs (file, rename, folder), not its bytes, so records run to 128 KiB before the next
+CHECKPOINT_SECONDS_FLOOR = 0.01   # its writing time counted as at least 10 ms: replaying 40 ms of steps on a reopen is never worth a checkpoint
+
+def _write_at(fd: int, data: bytes, offset: int):
+    "Write all of `data` at `offset` of file `fd` (a short write goes on; an error raises)."
+    view = memoryview(data)
+    while view:
+        k = os.pwrite(fd, view, offset); view, offset = view[k:], offset + k
+
 class StateStore:
-    "The durable privacy state of one stream: one signed file, replaced atomically and synced at each write, locked for one writer until close."
+    "The durable privacy state of one stream: one file, a signed checkpoint and the signed records of the steps since, appended and synced at each step; locked for one writer until close."
     def __init__(self, path):
-        self.path, self._lock = Path(path), None
+        self.path, self._lock, self._fd = Path(path), None, None
         if self.path.is_dir(): raise ValueError(f"state={str(path)!r} is a folder: the state is a file")
         if not self.path.parent.is_dir(): raise FileNotFoundError(f"state={str(path)!r}: folder {str(self.path.parent)!r} does not exist")
         self._lock = _take_lock(self.path)                   # before anything is read
         try: self.key, self.key_path, self.new_key = _state_key()
         except BaseException: self.close(); raise
+        self._chain, self._end, self.checkpoint_bytes, self.records_bytes = b"", 0, 0, 0
+        self.checkpoint_seconds, self.replay_seconds = 0.0, 0.0
 
     def read(self) -> dict | None:
-        "The stored state once its signature checks, or None when there is no state file yet."
+        "The stored state once its signatures check (checkpoint and step records), or None when there is no state file yet."
         try: data = self.path.read_bytes()
         except FileNotFoundError: return None
         try: return _unpack_state(data, self.key, repr(str(self.path)))
@@ -141,20 +185,51 @@ class StateStore:
             if self.new_key and "signed" in str(e): raise StateInvalid(f"{e}; the key was created just now at {str(self.key_path)!r}") from None
             raise
 
+    def commit(self, config: dict, t: int, rows: int, record: bytes, step_seconds: float, checkpoint):
+        "Make one step durable: append its `record`, or write a checkpoint (`checkpoint()` gives the state and last-release pickles) as this store's first write or once the records outgrow the last (CHECKPOINT_REPLAY, CHECKPOINT_BYTES)."
+        self.replay_seconds += step_seconds
+        if (self._fd is None or self.replay_seconds > CHECKPOINT_REPLAY * max(self.checkpoint_seconds, CHECKPOINT_SECONDS_FLOOR)
+                or self.records_bytes + _REC_HEAD.size + _MAC + len(record) > CHECKPOINT_BYTES * max(self.checkpoint_bytes, CHECKPOINT_FLOOR)):
+            t0 = time.perf_counter()
+            self.write(config, t, rows, *checkpoint())
+            self.checkpoint_seconds = time.perf_counter() - t0       # its pickling too: what a replay saves
+        else: self.append(record, t)
+
     def write(self, config: dict, t: int, rows: int, state: bytes, last: bytes | None):
-        "Replace the stored state: write a temporary file, sync it, rename it over the state, sync the folder. After it returns, a crash leaves exactly this state."
-        tmp = self.path.with_name(f".{self.path.name}.tmp")
+        "Write a checkpoint: the whole state in a temporary file, synced, renamed over the state, the folder synced. After it returns, a crash leaves exactly this state; the steps after it are appended to it."
+        t0, tmp, fd = time.perf_counter(), self.path.with_name(f".{self.path.name}.tmp"), None
+        data = _pack_state(self.key, config, t, rows, state, last)
         try:
-            with open(tmp, "wb") as f:
-                f.write(_pack_state(self.key, config, t, rows, state, last)); f.flush(); os.fsync(f.fileno())
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            _write_at(fd, data, 0); os.fsync(fd)
             os.replace(tmp, self.path); _fsync_dir(self.path.parent)
         except OSError as e:
+            if fd is not None: os.close(fd)
             tmp.unlink(missing_ok=True)
-            raise OSError(f"the state could not be written to {str(self.path)!r} ({e.strerror or e}): the stream stays at t={t - 1}, "
-                          f"nothing was released for t={t - 1}; make room and run the same command again") from None
+            raise self._failed(e, t) from None
+        if self._fd is not None: os.close(self._fd)
+        n = len(_MAGIC) + _HEAD.size
+        self._fd, self._chain, self._end, self.checkpoint_bytes = fd, data[n:n + _MAC], len(data), len(data)
+        self.records_bytes, self.replay_seconds, self.checkpoint_seconds = 0, 0.0, time.perf_counter() - t0
+
+    def append(self, record: bytes, t: int):
+        "Append one step's record, chained to the one before, and sync the file: no rename, no folder sync, a cost independent of the checkpoint's size."
+        if self._fd is None: raise RuntimeError("a step record follows a checkpoint this store wrote: write() first")
+        frame, mac = _pack_record(self.key, self._chain, record)
+        try: _write_at(self._fd, frame, self._end); os.fsync(self._fd)
+        except OSError as e:
+            try: os.ftruncate(self._fd, self._end)          # a partial record never stays behind: the file as it was
+            except OSError: pass
+            raise self._failed(e, t) from None
+        self._chain, self._end, self.records_bytes = mac, self._end + len(frame), self.records_bytes + len(frame)
+
+    def _failed(self, e: OSError, t: int) -> OSError:
+        return OSError(f"the state could not be written to {str(self.path)!r} ({e.strerror or e}): the stream stays at t={t - 1}, "
+                       f"nothing was released for t={t - 1}; make room and run the same command again")
 
     def close(self):
         "Release the lock (the state itself is complete after every write)."
+        if self._fd is not None: os.close(self._fd); self._fd = None
         if self._lock is not None: os.close(self._lock); self._lock = None
 
     def __del__(self):
@@ -183,6 +258,39 @@ def session_config(mech: Mechanism, start_kw: dict, seeded: bool, noise: str = "
     "What identifies a stream: the mechanism, its parameters, its start arguments, its noise, and whether the noise is seeded."
     return dict(mechanism=type(mech).__qualname__, module=type(mech).__module__, params=_jsonable(mech.params),
                 allow_unproven=mech.allow_unproven, start=_jsonable(start_kw), noise=noise, seeded=bool(seeded))
+
+# %% ../nbs/06_online.ipynb #r38brpl1
+def _release_digest(v) -> str:
+    "SHA-256 of a release's exact contents (arrays by dtype, shape and bytes; scalars by type and repr): equal digests, equal releases."
+    h = hashlib.sha256()
+    def feed(v):
+        if isinstance(v, np.ndarray) and not v.dtype.hasobject:
+            h.update(f"A{v.dtype.str}{v.shape}|".encode()); h.update(np.ascontiguousarray(v).tobytes())
+        elif isinstance(v, (tuple, list, np.ndarray)):
+            h.update(f"{type(v).__name__}{len(v)}|".encode())
+            for x in v: feed(x)
+        elif isinstance(v, dict):
+            h.update(f"dict{len(v)}|".encode())
+            for k in sorted(v, key=str): feed(str(k)); feed(v[k])
+        else: h.update(f"{type(v).__qualname__}:{v!r}|".encode())
+    feed(v)
+    return h.hexdigest()
+
+def _replay(stored: dict) -> dict:
+    "The stream a checked state holds: its checkpoint unpickled, then the step record of each timestamp after it replayed, each release equal to its record's digest."
+    s = pickle.loads(stored["state"])
+    mech, t, rows, meta = s["mech"], s["t"], s["rows"], dict(s["meta"])
+    last = None if stored["last"] is None else pickle.loads(stored["last"])
+    bad = lambda why: StateInvalid(f"state {stored['where']} {why}: use the version of wevent_nb that wrote it, or restore the state from its backup")
+    for r in map(pickle.loads, stored["records"]):
+        if r["t"] != t: raise bad(f"holds a step record for t={r['t']} where its stream is at t={t}")
+        try: out = mech.step(pickle.loads(r["x"]))
+        except Exception as e: raise bad(f"cannot replay its step t={t} ({type(e).__name__}: {e})") from None
+        if _release_digest(out) != r["release"]:
+            raise bad(f"replays its step t={t} into another release than the one it recorded (the mechanism's code changed since it was written, "
+                      f"or its step is not a function of its state and input)")
+        meta.update(r["meta"]); last = Step(t, out); t, rows = t + 1, rows + Session.n_rows(out)
+    return dict(mech=mech, t=t, rows=rows, meta=meta, last=last)
 
 # %% ../nbs/06_online.ipynb #3ab062eb
 class Session:
@@ -238,11 +346,10 @@ class Session:
 
     def _state(self) -> dict: return dict(mech=self.mech, t=self.t, rows=self.rows, meta=self.meta)
     def _load(self, stored):
-        "Unpickle a stored state: only ever one whose signature checked (StateStore.read)."
-        s = pickle.loads(stored["state"])
-        self.mech, self.t, self.rows, self.meta = s["mech"], s["t"], s["rows"], s["meta"]
-        self._last = None if stored["last"] is None else pickle.loads(stored["last"])
-        self._snapshot = stored["state"]
+        "Rebuild the stream from a stored state whose signatures checked (StateStore.read): its checkpoint unpickled, its step records replayed."
+        s = _replay(stored)
+        self.mech, self.t, self.rows, self.meta, self._last = s["mech"], s["t"], s["rows"], s["meta"], s["last"]
+        self._snapshot = None                       # from now on a step that raises is undone from the file
 
     def step(self, x, t: int | None = None, meta: dict | None = None) -> Step:
         "Release timestamp t (default: the next one) from its data x; `meta` is stored with the state. The timestamp released last is returned again, as stored, never redrawn."
@@ -253,6 +360,7 @@ class Session:
             if t < self.t: raise ValueError(f"timestamp {t} was released already (this stream is at t={self.t}): its release was returned then")
             if t > self.t: raise ValueError(f"timestamp {t} is ahead of this stream: timestamps {self.t}..{t - 1} have not been fed")
         if why := self.mech.simulation_only(x): raise ValueError(f"a session releases real data: {why}")
+        xb, t0 = None if self.store is None else pickle.dumps(x, protocol=5), time.perf_counter()   # the input as given: its step record replays it
         try: out = self.mech.step(x)
         except PrivacyBudgetExceeded as e:
             self._refused = (self.t, str(e)); self._restore(); raise
@@ -261,20 +369,23 @@ class Session:
         step = Step(self.t, out)
         if meta: self.meta.update(meta)           # the caller's bookkeeping (e.g. input lines read), written with the state
         self.t += 1; self.rows += self.n_rows(out)
-        if self.store is not None: self._commit(step)
+        if self.store is not None: self._commit(step, xb, meta, time.perf_counter() - t0)
         self._last = step
         return step
 
     def _restore(self):
-        "Put the mechanism back as it was before a step that raised (from the last written state when there is one)."
+        "Put the mechanism back as it was before a step that raised: the start's snapshot before the first write, else the state file (its checkpoint, its records replayed: a rare path, at most CHECKPOINT_REPLAY checkpoint writes long)."
         if self._snapshot is not None: self.mech = pickle.loads(self._snapshot)["mech"]
+        elif self.store is not None and (stored := self.store.read()) is not None: self.mech = _replay(stored)["mech"]
 
-    def _commit(self, step):
-        blob = pickle.dumps(self._state(), protocol=5)
-        try: self.store.write(self.config, self.t, self.rows, blob, pickle.dumps(step, protocol=5))
+    def _commit(self, step, x: bytes, meta: dict | None, seconds: float):
+        "Make the step durable before it is returned: its record (input, bookkeeping, a digest of its release) appended, or a checkpoint (StateStore.commit)."
+        record = pickle.dumps(dict(t=step.t, x=x, meta=meta or {}, release=_release_digest(step.release)), protocol=5)
+        try: self.store.commit(self.config, self.t, self.rows, record, seconds,
+                               lambda: (pickle.dumps(self._state(), protocol=5), pickle.dumps(step, protocol=5)))
         except BaseException as e:   # not durable: this release must not be returned
             self._refused = (step.t, f"its state could not be written ({e})"); raise
-        self._snapshot = blob
+        self._snapshot = None
 
     @staticmethod
     def n_rows(out) -> int:
@@ -538,15 +649,15 @@ def _has_fd(f) -> bool:
 
 # %% ../nbs/06_online.ipynb #rel4a9c4
 def release_status(state) -> dict:
-    "What a stream's state holds, read without its lock (the state is replaced by a rename, so a read sees one whole state): mechanism, parameters, next t, the window budget used and what the next step may spend."
+    "What a stream's state holds, read without its lock (a checkpoint is replaced by a rename, a record being appended is dropped as cut short: a read sees one whole state): mechanism, parameters, next t, the window budget used and what the next step may spend."
     p = Path(state)
     try: data = p.read_bytes()
     except FileNotFoundError: raise FileNotFoundError(f"state {str(p)!r} does not exist: no stream has been released there") from None
     key, _, _ = _state_key()
     stored = _unpack_state(data, key, repr(str(p)))          # its signature checks before the pickle is opened
-    s = pickle.loads(stored["state"]); mech, cfg = s["mech"], stored["config"]
+    s = _replay(stored); mech, cfg = s["mech"], stored["config"]
     out = dict(mechanism=cfg["mechanism"], params=cfg["params"], noise=cfg["noise"], seeded=cfg["seeded"], start=cfg["start"],
-               next_t=stored["t"], rows=stored["rows"], lines=s["meta"].get("lines", 0), stream=s["meta"].get("stream"))
+               next_t=s["t"], rows=s["rows"], lines=s["meta"].get("lines", 0), stream=s["meta"].get("stream"))
     books = getattr(mech, "books", None)
     if getattr(books, "n_accounts", None) is not None and getattr(books, "w", None) is not None:
         eps = float(np.min(books.eps))
