@@ -8,7 +8,7 @@ Docs: https://wevent-nb.github.io/wevent_nb/streams.html.md"""
 from __future__ import annotations
 import hashlib, math, numbers
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 import numpy as np
 from .validation import (UnprovenConfiguration, _bad, check_int, check_counts, check_categories, check_array,
                                   check_in_range)
@@ -184,7 +184,7 @@ class Release:
     "What a mechanism returns: estimates (T x d or T), published flags (T), the ledger, diagnostics, and whether a derivation covers it."
     estimates: np.ndarray
     published: np.ndarray
-    ledger: Ledger
+    ledger: Any                    # the books: a Ledger (00c_ledger) or a RollingLedger (00d_rolling); a Release reads only their check() and repr
     mechanism: str = ""
     params: dict = field(default_factory=dict)
     info: dict = field(default_factory=dict)
