@@ -92,13 +92,17 @@ def test_core_page_has_its_equations_and_local_mathjax(site):
     assert (mj / "input" / "tex" / "extensions" / "ams.js").is_file()
 
 
-def test_core_page_documents_the_api(site):
+def test_foundation_pages_document_the_api(site):
+    "Each name has its entry on the page of the foundation notebook that defines it (00_core's pieces, issue 39)."
+    for page, names in (("core.html", ("Mechanism", "Runs")), ("ledger.html", ("Ledger",)), ("validation.html", ("check_eps", "UnprovenConfiguration")),
+                        ("streams.html", ("Release.check",)), ("rolling.html", ("RollingLedger",)), ("noise.html", ("check_noise_ledger",))):
+        text = (site / page).read_text(encoding="utf-8")
+        for name in names:
+            assert re.search(rf'<h[2-4] id="{re.escape(name.lower())}"[^>]*>{re.escape(name)}\b', text), f"no show_doc entry for {name} on {page}"
+    assert "Validate a privacy budget" in (site / "validation.html").read_text(encoding="utf-8")  # check_eps's docstring
     core = (site / "core.html").read_text(encoding="utf-8")
-    for name in ("Ledger", "check_eps", "Release", "PrivacyBudgetExceeded"):
-        assert re.search(rf'<h[2-4] id="{name.lower()}"[^>]*>{name}\b', core), f"no show_doc entry for {name}"
-    assert "Validate a privacy budget" in core  # check_eps's docstring
-    # nbdev links names to the hosted docs; the offline site links to its own pages
-    assert 'href="core.html#ledger"' in core
+    # nbdev links names to the hosted docs; the offline site links to its own pages (core's map names the pieces' classes)
+    assert 'href="ledger.html#ledger"' in core
     assert not re.search(r'href="https://wevent-nb\.github\.io/wevent_nb/[^"]*\.html', core)
 
 

@@ -12,32 +12,23 @@ import numpy as np
 from .core import (PUBLIC, SECRET, Ledger, RollingLedger, PrivacyBudgetExceeded, UnprovenConfiguration, REL_TOL, Release, Mechanism,
                             HistogramStream, register, as_rng, check_eps, check_positive, check_w,
                             check_int, check_fraction, check_counts, check_array, check_lattice, Runs)
-from .engine import njit, Port, NO_PORT, NO_RNG, lap, lap_add, spend, afford, mean_abs_diff, pairwise_sum
+from .engine import (njit, Port, NO_PORT, NO_RNG, lap, lap_add, spend, afford, mean_abs_diff, pairwise_sum,
+                              window_sum, ring_set)
+from .validation import check_real, check_choice
+from .rolling import check_affordable
 
 # %% auto #0
 __all__ = ['KELLARIS', 'BASELINE_PARAMS', 'DIS', 'PUB', 'EXACT_DIS', 'WINDOW', 'W_SLOTS', 'HISTORY', 'FAST_SAMPLE',
            'DSAT_PUBLISH', 'DSAT_THRESHOLD', 'DSAT_QUERY', 'DSAT_EXACT_THRESHOLD', 'DSAT_EXACT_QUERY', 'ADA_RELEASE',
-           'ADA_DEVIATION', 'PEG_PERTURB', 'PEG_THRESHOLD', 'PEG_DEVIATION', 'check_real', 'check_choice', 'StepValue',
-           'Recent', 'check_affordable', 'CentralBaseline', 'Uniform', 'Sample', 'bd_threshold', 'array_mean',
-           'window_sum', 'ring_set', 'dissimilarity', 'bd_steps', 'BD', 'ba_steps', 'BA', 'samples_expire',
-           'samples_push', 'mean_rel_diff', 'fast_steps', 'FAST', 'FASTPerBinCapsOnly', 'dsat_steps', 'DSAT',
-           'DSATClipped', 'sorted_insert', 'sorted_median', 'group_means', 'lap_draws', 'adapub_steps', 'capacity',
-           'AdaPub', 'column_sum', 'group_deviation', 'keep_row', 'pegasus_steps', 'PeGaSus', 'Constant',
+           'ADA_DEVIATION', 'PEG_PERTURB', 'PEG_THRESHOLD', 'PEG_DEVIATION', 'StepValue', 'Recent', 'CentralBaseline',
+           'Uniform', 'Sample', 'bd_threshold', 'array_mean', 'dissimilarity', 'bd_steps', 'BD', 'ba_steps', 'BA',
+           'samples_expire', 'samples_push', 'mean_rel_diff', 'fast_steps', 'FAST', 'FASTPerBinCapsOnly', 'dsat_steps',
+           'DSAT', 'DSATClipped', 'sorted_insert', 'sorted_median', 'group_means', 'lap_draws', 'adapub_steps',
+           'capacity', 'AdaPub', 'column_sum', 'group_deviation', 'keep_row', 'pegasus_steps', 'PeGaSus', 'Constant',
            'UniformOverspend', 'BDHalfNoise', 'BAStaleLast', 'DSATNoThresholdNoise']
 
 # %% ../nbs/04_baselines.ipynb #59b653dd
 KELLARIS = "Kellaris et al. 2014 (used by SPAS and PBD/PBA)"
-
-def check_real(x, name: str) -> float:
-    "Validate a finite real number (any sign)."
-    if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)) or not math.isfinite(float(x)):
-        raise ValueError(f"{name}={x!r} is not allowed: {name} must be a finite real number")
-    return float(x)
-
-def check_choice(x, name: str, allowed) -> object:
-    "Validate that `x` is one of `allowed` (ValueError naming the parameter, the value and the choices)."
-    if isinstance(x, str) and x in allowed: return x
-    raise ValueError(f"{name}={x!r} is not allowed: {name} must be one of {', '.join(map(repr, allowed))}")
 
 # %% ../nbs/04_baselines.ipynb #f5700c3e
 class StepValue:
@@ -79,16 +70,6 @@ class Recent:
         if hi - 1 <= self.t: return self._buf[p:p + hi - lo]
         held = self._buf[p:p + max(self.t + 1 - lo, 0)]                   # timestamps after the newest are zeros
         return np.concatenate([held, np.zeros((hi - lo - len(held),) + self._buf.shape[1:], self._buf.dtype)])
-
-def check_affordable(books, t: int, amount: float):
-    "Raise PrivacyBudgetExceeded (recording nothing) unless the central `books` can pay `amount` more in the window ending at t: a step's check before its first draw."
-    after = float(books.window_spent([0], t)[0]) + amount
-    eps, w = float(books.eps[0]), int(books.w[0])
-    if after > eps * (1 + REL_TOL):
-        win = (max(t - w + 1, 0), t)
-        raise PrivacyBudgetExceeded(books.account_name(0), win, after, eps, message=
-            f"refused before any noise is drawn: the step at t={t} may spend {amount:.6g}, so window t={win[0]}..{t} "
-            f"would hold {after:.6g}, budget {eps:.6g}")
 
 # %% ../nbs/04_baselines.ipynb #52f13ecc
 class CentralBaseline(Mechanism):
@@ -364,17 +345,6 @@ BASELINE_PARAMS = {
 # %% ../nbs/04_baselines.ipynb #3b473348
 DIS, PUB, EXACT_DIS = 0, 1, 2          # BD's and BA's draw sites: the dissimilarity, the publication, the exact dissimilarity
 WINDOW, W_SLOTS, HISTORY = 0, 1, 2     # BD's `remaining` options, as its kernel takes them
-
-@njit(cache=True)
-def window_sum(ring, lo, t):
-    "Sum of entries lo..t-1 of a per-timestamp series kept in `ring` (entry u at u % n and u % n + n, n = len(ring) // 2, t - lo <= n): numpy's sum of the same slice."
-    n = ring.shape[0] // 2
-    return pairwise_sum(ring, lo % n, t - lo) if t > lo else 0.0
-
-@njit(cache=True)
-def ring_set(ring, t, v):
-    n = ring.shape[0] // 2
-    ring[t % n] = v; ring[t % n + n] = v
 
 @njit(cache=True)
 def dissimilarity(x, last, e1, exact, rng, pid):

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from .pbd_pba import PBD, PBA
 from .core import Mechanism, Release, Ledger, HistogramStream, NumericPopulation, ScalarStream, list_mechanisms, info_classification
-from .baselines import check_choice
+from .validation import check_choice
 from .experiments import Grid, run_grid, ResultStore, CellsFailed, t_factor, make_mechanism
 
 # %% ../nbs/21_benchmark.ipynb #4b54e074

@@ -49,7 +49,7 @@ def find_notebooks(nbs_dir="nbs", paper: str | None = None, foundation: bool = F
     return [p for p in chosen if _match(p, paper)]
 
 # %% ../nbs/30_cli.ipynb #86dcdf2f
-from .core import parse_value   # defined in 00_core: cli and contract both read it (cli.parse_value still works)
+from .validation import parse_value   # defined in 00a_validation: cli and contract both read it (cli.parse_value still works)
 
 # %% ../nbs/30_cli.ipynb #7cc62832
 KERNEL_TCP_WARNING = b"Kernel is running over TCP without encryption."   # ipykernel's IPKernelApp.init_sockets logs it at each start
@@ -591,7 +591,7 @@ def _cmd_bench(args) -> int:
 
 def _bench(args, store) -> int:
     from wevent_nb import benchmark as B
-    from wevent_nb.baselines import check_choice
+    from wevent_nb.validation import check_choice
     from wevent_nb.contract import mechanism_entry
     from wevent_nb.experiments import dask_client
     try:

@@ -12,10 +12,9 @@ import cloudpickle
 import numpy as np
 import pandas as pd
 from .core import (Mechanism, HistogramStream, CategoricalPopulation, NumericPopulation, PersonalizedPopulation,
-                            ScalarStream, check_noise_ledger, list_mechanisms)
+                            ScalarStream, list_mechanisms)
 from .audit import audit
-from .delay import check_delay_noise
-from .pbd_pba import check_personalized_noise
+from .noise import check_noise_ledger, check_delay_noise, check_personalized_noise
 
 # %% auto #0
 __all__ = ['CHECK_EPS', 'CHECK_W', 'CHECK_T', 'CHECK_D', 'CHECK_USERS', 'CHECK_FEW', 'CHECK_DOMAIN', 'NOISE_SEED', 'NOISE_CHECKS',
@@ -284,7 +283,7 @@ _PARAM_SPLIT = re.compile(r",(?=[^,]*=)")   # a comma before a `name=`: the comm
 
 def mechanism_entry(text: str) -> tuple[str, MechanismRef, dict]:
     "`(label, MechanismRef, params)` from 'SPEC[:k=v,...]' (SPEC as `load_mechanism` takes it; values parsed by `core.parse_value`), the label being the class's name with its params."
-    from wevent_nb.core import parse_value
+    from wevent_nb.validation import parse_value
     text = str(text).strip()
     head, sep, tail = text.rpartition(":")
     spec, given = (head, tail) if sep and "=" in tail else (text, "")

@@ -11,7 +11,8 @@ from typing import ClassVar
 import numpy as np
 from .core import (PUBLIC, SECRET, Mechanism, Release, Ledger, RollingLedger, ScalarStream, HistogramStream, NoiseRecorder, register, as_rng,
                             check_eps, check_positive, check_bool, check_w, check_int, check_fraction, check_in_range, NoiseNotBooked, REL_TOL)
-from .baselines import PeGaSus, check_choice
+from .baselines import PeGaSus
+from .validation import check_choice
 from .engine import njit, pairwise_sum, lap, Port, NO_PORT, NO_RNG, _port_laplace
 
 # %% auto #0
@@ -1152,40 +1153,5 @@ class CompOrderHalfQuery(CompOrder):
         finally: self.eps_g = eg
 
 # %% ../nbs/14_delay.ipynb #c5bf0d14
-def delay_noise_spends(mech, draws, info) -> np.ndarray:
-    "The eps per event that the recorded Laplace draws imply (sensitivity / scale per role; SVT roles by the mechanism's `svt_costs`)."
-    T = len(info["delta"]); end = np.asarray(info["batch_end"]); delta = np.asarray(info["delta"], float)
-    reach = mech.svt_reach * mech.batch_len
-    a, q = mech.svt_costs
-    out = np.zeros(T)
-    for role, mult in (("release", 1.0), ("rnm", 1.0), ("svt_threshold", a), ("svt_query", q)):
-        sites = {s: sens for s, (r, sens) in mech.noise_roles.items() if r == role}
-        rows = [(dr.t, dr.scale, sites[dr.site]) for dr in draws if dr.site in sites]
-        if not rows or mult == 0: continue
-        st = np.array([r[0] for r in rows]); per = np.array([r[2] / r[1] for r in rows])   # sensitivity multiple / scale
-        steps = np.unique(st)
-        worst = np.array([per[st == s].max() for s in steps])                            # the smallest scale drawn at each step
-        span = reach if role.startswith("svt") else 0
-        lo = np.searchsorted(steps, end); hi = np.searchsorted(steps, end + span, side="right")
-        for e in range(T):
-            if hi[e] > lo[e]: c = worst[lo[e]:hi[e]].max()
-            elif role == "svt_threshold" and lo[e] > 0: c = worst[lo[e] - 1]              # a threshold drawn before, still in force
-            else: continue
-            out[e] += mult * c * (1.0 if role == "rnm" else delta[e])
-    return out
-
-def check_delay_noise(mech, stream, seed: int = 0) -> dict:
-    "Drive `mech` step-wise with a NoiseRecorder; raise NoiseNotBooked where an event's ledger books less than its draws imply."
-    s = mech.check_stream(stream)
-    rec = NoiseRecorder(seed)
-    mech.start(s.T, 1, rec, lo=s.lo, hi=s.hi)
-    for t in range(s.T): rec.t = t; mech.step(s.values[t])
-    rel = mech.finish()
-    implied = delay_noise_spends(mech, rec.draws, rel.info)
-    booked = rel.ledger.max_window_spend()
-    bad = np.flatnonzero(implied > booked * (1 + REL_TOL) + 1e-15)
-    if bad.size:
-        e = int(bad[0])
-        raise NoiseNotBooked(f"{type(mech).__name__}: event {e}'s draws imply eps {implied[e]:.6g}, its ledger books {booked[e]:.6g} "
-                             f"({bad.size} event(s) short)")
-    return dict(draws=len(rec.draws), implied=implied, booked=booked, release=rel)
+from .noise import delay_noise_spends, check_delay_noise   # the family's noise check, in the foundation's noise tie (00e_noise)
+_all_ = ["delay_noise_spends", "check_delay_noise"]

@@ -12,7 +12,7 @@ from numba import njit, objmode
 
 # %% auto #0
 __all__ = ['PAIRWISE_BLOCK', 'PAIRWISE_LANES', 'PORTS', 'NO_PORT', 'NO_RNG', 'block_sum', 'pairwise_sum', 'halving_sum',
-           'mean_abs_diff', 'Port', 'lap', 'lap_add', 'uniform', 'spend', 'afford']
+           'mean_abs_diff', 'window_sum', 'ring_set', 'Port', 'lap', 'lap_add', 'uniform', 'spend', 'afford']
 
 # %% ../nbs/07_engine.ipynb #e007f68c
 PAIRWISE_BLOCK = 128   # numpy's PW_BLOCKSIZE: above it the sum splits in halves
@@ -73,6 +73,19 @@ def mean_abs_diff(x, y):
     a = np.empty(d)
     for j in range(d): a[j] = abs(x[j] - y[j])
     return pairwise_sum(a, 0, d) / d
+
+# %% ../nbs/07_engine.ipynb #0e6db15b
+@njit(cache=True)
+def window_sum(ring, lo, t):
+    "Sum of entries lo..t-1 of a per-timestamp series kept in `ring` (entry u at u % n and u % n + n, n = len(ring) // 2, t - lo <= n): numpy's sum of the same slice."
+    n = ring.shape[0] // 2
+    return pairwise_sum(ring, lo % n, t - lo) if t > lo else 0.0
+
+@njit(cache=True)
+def ring_set(ring, t, v):
+    "Write v as entry t of the doubled ring `ring` (both copies)."
+    n = ring.shape[0] // 2
+    ring[t % n] = v; ring[t % n + n] = v
 
 # %% ../nbs/07_engine.ipynb #e011fe86
 PORTS: dict = {}                   # port id -> Port, while a compiled call that uses it runs

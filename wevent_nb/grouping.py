@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 from numba import objmode
 from .core import PUBLIC, register, check_int, param_docs
-from .engine import njit, PORTS, pairwise_sum, spend, afford
-from .baselines import CentralBaseline, BASELINE_PARAMS, bd_threshold, check_choice, window_sum, ring_set
+from .engine import njit, PORTS, pairwise_sum, spend, afford, window_sum, ring_set
+from .baselines import CentralBaseline, BASELINE_PARAMS, bd_threshold
+from .validation import check_choice
 
 # %% auto #0
 __all__ = ['GDIS', 'GPUB', 'SHARED', 'PER_GROUP', 'PERIOD', 'GROUPS_PER_BIN', 'SCHAELER', 'default_groups', 'lap_vec',

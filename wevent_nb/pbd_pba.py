@@ -15,7 +15,9 @@ from .core import (PUBLIC, SECRET, info_classification, Mechanism, Release, Ledg
                             HistogramStream, NoiseRecorder, NoiseNotBooked, REL_TOL, EPS_MIN, register, as_rng, check_eps, check_w,
                             check_bool, check_int, check_array, check_categories, check_fraction,
                             PERSONALIZED_ADD_REMOVE, PERSONALIZED_CHANGE)
-from .baselines import BD, BA, check_choice, check_affordable
+from .baselines import BD, BA
+from .validation import check_choice
+from .rolling import check_affordable
 from .primitives import GRR, laplace_variance
 from .engine import PORTS, NO_PORT, NO_RNG, Port, pairwise_sum, mean_abs_diff, lap, lap_add
 from .data import personalized_params, two_type_params
@@ -24,25 +26,24 @@ PAPER = "Du et al. 2025, Infinite Stream Estimation under Personalized w-Event P
 
 # %% auto #0
 __all__ = ['PAPER', 'COUNT_BLOCK', 'COUNT_BY_COMPARE', 'PERSONALIZED_PARAMS', 'USERS', 'TWO_TYPE_BASE', 'DC_SITE', 'SM_SITE',
-           'OBS_NEAR', 'PBD_RULE', 'PBA_RULE', 'THRESHOLDS', 'GRR_REPORT', 'PLBU_BLOCK', 'sm_probabilities', 'sm_cost',
+           'OBS_NEAR', 'PBD_RULE', 'PBA_RULE', 'THRESHOLDS', 'GRR_REPORT', 'PLBU_BLOCK', 'sm_probabilities',
            'sm_sample', 'sm_sample_users', 'sm_disturb', 'err_s', 'err_dp', 'budget_key', 'obs_errors', 'obs',
            'dissimilarity', 'check_user_params', 'type_counts', 'UserTypes', 'check_assignment', 'assign_budgets',
            'assigned_population', 'PersonalizedMethod', 'PersonalPort', 'charge', 'numpy_expm1', 'sm_sample_counts',
            'obs_compiled', 'pbd_candidate', 'pba_candidate', 'port_decide', 'port_release', 'pwsm_steps', 'PWSM', 'PBD',
            'PBA', 'grr_support', 'port_reports', 'plbu_steps', 'PLBU', 'EveryUserBooks', 'ConservativeBD',
-           'ConservativeBA', 'PBAStaleLast', 'PBDHalfNoise', 'PBDNoSampling', 'SamplingRecorder',
-           'check_personalized_noise', 'square_harmonic', 'utility_terms', 'lemma47_bound', 'dc_error_bound',
-           'pbd_error_bound', 'pba_error_bound']
+           'ConservativeBA', 'PBAStaleLast', 'PBDHalfNoise', 'PBDNoSampling', 'square_harmonic', 'utility_terms',
+           'lemma47_bound', 'dc_error_bound', 'pbd_error_bound', 'pba_error_bound', 'sm_cost', 'SamplingRecorder',
+           'check_personalized_noise']
 
 # %% ../nbs/13_pbd_pba.ipynb #1ea157fe
+from .noise import sm_cost   # SM's loss, ln(1 + p (e^theta - 1)): in the foundation, whose personalized noise check reads it
+_all_ = ["sm_cost"]
+
 def sm_probabilities(budgets, theta) -> np.ndarray:
     "SM_s inclusion probabilities: p_i = (e^(e_i) - 1)/(e^theta - 1) below the threshold theta, 1 at or above it."
     e, theta = np.asarray(budgets, float), check_eps(theta, "theta")
     return np.where(e >= theta, 1.0, np.expm1(e) / np.expm1(theta))
-
-def sm_cost(p, theta) -> np.ndarray:
-    "Privacy loss of a user kept with probability p by a theta-DP release of the sample: ln(1 + p (e^theta - 1))."
-    return np.log1p(np.asarray(p, float) * np.expm1(check_eps(theta, "theta")))
 
 def sm_sample(counts, p, rng=None) -> np.ndarray:
     "SM_s then Q by type: counts (G, d) users of type g in bin j, p (G,) -> sampled histogram sum_g Bin(n_gj, p_g) (no draw when all p = 1)."
@@ -847,45 +848,8 @@ class PBDNoSampling(PBD):
     def _release(self, counts, e2, theta2): return sm_disturb(counts.sum(0), theta2, self._rng)
 
 # %% ../nbs/13_pbd_pba.ipynb #68948e60
-class SamplingRecorder(NoiseRecorder):
-    "A NoiseRecorder that also records every binomial draw (slot, counts n, probabilities p, index of the next Laplace draw)."
-    def __init__(self, seed=None):
-        super().__init__(seed); self.samples = []
-    def binomial(self, n, p, size=None):
-        self.samples.append((int(self.t), np.asarray(n).copy(), np.asarray(p, float).ravel().copy(), len(self.draws)))
-        return super().binomial(n, p, size)
-
-def check_personalized_noise(mech, stream, seed: int = 0) -> dict:
-    "Run `mech` step-wise with a SamplingRecorder; raise NoiseNotBooked where a user's ledger books less than the draws imply."
-    s = mech.check_stream(stream)
-    rec = SamplingRecorder(seed)
-    mech.start(s.T, s.d, rng=rec, eps_i=s.eps, w_i=s.w)
-    for t in range(s.T): rec.t = t; mech.step(s.values[:, t])
-    rel = mech.finish()
-    tid = rel.info["type_of_user"]; G = int(tid.max()) + 1
-    sample = {pos: (t, n, p) for t, n, p, pos in rec.samples}
-    implied = np.zeros((G, s.T))
-    for k, dr in enumerate(rec.draws):
-        role, sens = mech.noise_roles.get(dr.site, ("release", 1.0))
-        theta = (sens(s.d) if callable(sens) else sens) / dr.scale
-        p = np.ones(G)
-        if k in sample:
-            t, n, p = sample[k]
-            true = np.bincount(tid * s.d + s.values[:, t].astype(np.int64), minlength=G * s.d).reshape(G, s.d)
-            if t != dr.t or not np.array_equal(n, true):
-                raise NoiseNotBooked(f"{type(mech).__name__} at t={dr.t}: its sample was not drawn from the slot's per-type counts")
-        implied[:, dr.t] += sm_cost(p, theta)
-    a, t, e = rel.ledger.entries()
-    booked = np.zeros((s.N, s.T)); np.add.at(booked, (a, t), e)
-    short = implied[tid] > booked * (1 + REL_TOL) + 1e-15
-    if short.any():
-        u, t = map(int, np.argwhere(short)[0])
-        raise NoiseNotBooked(f"{type(mech).__name__} at t={t}: user {u}'s draws imply eps {implied[tid[u], t]:.6g}, "
-                             f"the ledger books {booked[u, t]:.6g} ({int(short.sum())} user-slots short)")
-    again = mech.run(s, rng=seed, check=False)                 # the noise, not the books, is under test here
-    if not np.array_equal(again.estimates, rel.estimates):
-        raise NoiseNotBooked(f"{type(mech).__name__}.run(rng={seed}) differs from its recorded step-wise run")
-    return dict(draws=len(rec.draws), samples=len(rec.samples), implied=implied, booked=booked, release=rel)
+from .noise import SamplingRecorder, check_personalized_noise   # the family's noise check, in the foundation's noise tie (00e_noise)
+_all_ = ["SamplingRecorder", "check_personalized_noise"]
 
 # %% ../nbs/13_pbd_pba.ipynb #2288cff3
 def square_harmonic(x: int) -> float:

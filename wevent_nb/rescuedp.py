@@ -9,8 +9,9 @@ from __future__ import annotations
 import math
 import numpy as np
 from .core import PUBLIC, register, param_docs, check_int, check_positive, check_fraction
-from .baselines import CentralBaseline, BASELINE_PARAMS, check_real, check_choice, window_sum, ring_set
-from .engine import njit, lap_add, spend, afford
+from .baselines import CentralBaseline, BASELINE_PARAMS
+from .validation import check_real, check_choice
+from .engine import njit, lap_add, spend, afford, window_sum, ring_set
 
 # %% auto #0
 __all__ = ['RDP_SAMPLE', 'SHARED', 'PER_LOCATION', 'RESCUE_PAPER', 'RESCUE_PARAMS', 'rescue_allocation', 'pearson_above',

@@ -11,8 +11,8 @@ from typing import NamedTuple
 import numpy as np
 from .core import (PUBLIC, SECRET, Mechanism, Release, Ledger, RollingLedger, HistogramStream, register, as_rng, check_eps, check_positive, check_w,
                             check_int, check_bool, check_fraction, check_counts, check_lattice, PrivacyBudgetExceeded, UnprovenConfiguration, Runs)
-from .baselines import check_affordable, ring_set
-from .engine import (njit, objmode, Port, PORTS, NO_PORT, NO_RNG, PAIRWISE_BLOCK, PAIRWISE_LANES, lap, lap_add, spend, afford,
+from .rolling import check_affordable
+from .engine import (njit, objmode, Port, PORTS, NO_PORT, NO_RNG, PAIRWISE_BLOCK, PAIRWISE_LANES, lap, lap_add, spend, afford, ring_set,
                               mean_abs_diff, block_sum, pairwise_sum)
 
 # %% auto #0
