@@ -13,8 +13,7 @@ PBD = ROOT / "claims" / "003_pbd_pba.csv"
 
 def _pbd():
     t = read_claims(PBD)
-    if not {"origin", "setting", "cause"} <= set(t.columns):   # until the paper-scale write of 13_pbd_pba's claims cell is committed
-        pytest.skip("claims/003_pbd_pba.csv predates issue 37's columns: regenerate it with the command of 13_pbd_pba's write cell")
+    assert {"origin", "setting", "cause"} <= set(t.columns), "claims/003_pbd_pba must be the table regenerated with origin, setting and cause"
     return t
 
 
