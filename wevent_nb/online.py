@@ -201,7 +201,6 @@ class JournalInvalid(StateInvalid):
 
 JOURNAL_LAYOUT = "wevent_nb-journal-1"   # each record's first word: the journal's layout (another is refused, not guessed at)
 _JLINE = re.compile(rb"(\S+) (start|step|drop) ([0-9a-f]{16}) (-?[0-9]+) ([0-9a-f]{64}) ([0-9a-f]{64})\n")   # layout kind stream t digest mac
-_JMAC_TAIL = 66                          # the last field (64 hex digits), its space and the newline: a record's signed body is what precedes them
 
 def _canon(v) -> bytes:
     "Canonical bytes of a release (arrays by dtype, shape and bytes; numbers by repr; containers in order): what a record's digest covers."
@@ -286,6 +285,7 @@ class Journal:
     def append(self, stream: str, step, config: dict):
         "Append the record of `step` (and the stream's start record before its first), torn bytes at the end set aside first; one write, then fsync."
         v, recs = self._v, []
+        if v.get("broken"): raise OSError(f"journal {str(self.path)!r}: an earlier append failed in this process; resume to go on")
         if v["stream"] not in (None, stream): raise StateMismatch(f"journal {str(self.path)!r} holds stream {v['stream']}, not {stream}")
         if v["start"] is None: recs.append(("start", -1, _config_digest(config)))
         recs.append(("step", step.t, release_digest(step)))
@@ -295,7 +295,6 @@ class Journal:
             line, mac = _jrecord(self.key, mac, "drop", stream, v["t"], hashlib.sha256(torn).hexdigest()); data += torn[len(v["tail"]):] + line
         for kind, t, dig in recs:
             line, mac = _jrecord(self.key, mac, kind, stream, t, dig); data += line
-        if v.get("broken"): raise OSError(f"journal {str(self.path)!r}: an earlier append failed in this process; resume to go on")
         try:
             if os.write(self._fd, data) != len(data): raise OSError("a short write (a full disk?)")
             os.fsync(self._fd)
