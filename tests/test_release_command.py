@@ -45,7 +45,7 @@ def test_killed_at_random_points_and_resumed_writes_the_uninterrupted_output(tmp
     assert done.returncode == 0, done.stderr
     assert "(resumed)" in done.stderr
     assert (tmp_path / "out.csv").read_text() == reference(X)
-    s = Session.resume(tmp_path / "s.state")
+    s = Session.resume(tmp_path / "s.state", rng=SEED)                    # a seeded stream: resumed with its seed
     assert s.t == T and float(s.mech.books.window_spent()[0]) <= EPS * (1 + 1e-9)   # the books pass at the end
     s.close()
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from wevent_nb.cli import main
 from wevent_nb import online
-from test_release_command import CMD, D, EPS, W, feed, reference, args, rows_written
+from test_release_command import CMD, D, EPS, SEED, W, feed, reference, args, rows_written
 
 def by_t(text):
     "Rows of an at-least-once output, de-duplicated by t (a repeated t must repeat its row exactly)."
@@ -78,7 +78,7 @@ def test_fifo_stdin_killed_loses_at_most_the_line_in_flight(tmp_path):
 def Session_t(tmp):
     "The stream's next t (its writer is dead: the lock is free)."
     if not (tmp / "s.state").exists(): return 0
-    with online.Session.resume(tmp / "s.state") as s: return s.t
+    return online.release_status(tmp / "s.state")["next_t"]
 
 def test_stdout_killed_at_random_points_misses_no_t(tmp_path):
     "Finding 6: `--output -` killed 8 times: every t the state counts released was printed (the last release again on resume: at least once)."
@@ -143,7 +143,7 @@ def test_status(tmp_path):
     s = online.release_status(tmp_path / "s.state")
     assert 0 < s["window_used"] <= EPS * (1 + 1e-9) and 0 <= s["next_may_spend"] <= EPS
     from wevent_nb.online import Session
-    with Session.resume(tmp_path / "s.state") as live:
+    with Session.resume(tmp_path / "s.state", rng=SEED) as live:          # a seeded stream: resumed with its seed
         books = live.mech.books
         assert np.isclose(s["window_used"], books.window_spent()[0])
         assert np.isclose(s["next_may_spend"], EPS - books.window_spent(t=books.t + 1)[0])

@@ -649,12 +649,12 @@ def _cmd_release(args) -> int:
     try:
         from wevent_nb.online import release_stream, release_status, StateExists, StateInvalid, StateLocked, StateMismatch, SessionRefused
         from wevent_nb.core import PrivacyBudgetExceeded, UnprovenConfiguration
-        if args.status: return _print_status(release_status(args.state))
+        if args.status: return _print_status(release_status(args.state, journal=args.journal))
         if args.mechanism is None or args.eps is None or args.w is None:
             print("wevent-nb release: give MECHANISM, --eps and --w (or --status --state FILE)", file=sys.stderr); return 2
         params = {k: parse_value(v) for k, v in (args.param or [])}
         res = release_stream(args.mechanism, args.eps, args.w, args.state, input=args.input, output=args.output, seed=args.seed,
-                             params=params, lo=args.lo, hi=args.hi, d=args.d, noise=args.noise)
+                             params=params, lo=args.lo, hi=args.hi, d=args.d, noise=args.noise, journal=args.journal)
     except KeyboardInterrupt:
         print("wevent-nb release: interrupted (Ctrl-C); the state holds every release made: the same command resumes", file=sys.stderr); return 130
     except (KeyError, ValueError, TypeError, OSError, NotImplementedError, PrivacyBudgetExceeded, StateExists, StateLocked, SessionRefused) as e:
@@ -672,6 +672,10 @@ def _print_status(s: dict) -> int:
     if s["window_used"] is not None:
         print(f"window budget used: {s['window_used']:.6g} of {s['budget']:.6g}; the next step may spend: {s['next_may_spend']:.6g}")
     else: print(f"budget: {s['budget']} per event (event-level books: no window)")
+    if "journal" in s:
+        j = s["journal"]
+        if "error" in j: print(f"journal: {j['path']}: {j['error']}")
+        else: print(f"journal: {j['path']}: last t {j['last_t']} (the state's last: {s['next_t'] - 1})" + (f"; {j['torn']} torn byte(s) at its end, set aside at the next resume" if j["torn"] else ""))
     return 0
 
 COMMANDS = ("list", "datasets", "check", "bench", "reproduce", "release")
@@ -749,6 +753,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--d", type=int, default=None, help="histogram width (default: the first line's)")
     s.add_argument("--lo", type=float, default=None, help="scalar streams: the public domain's lower end")
     s.add_argument("--hi", type=float, default=None, help="scalar streams: the public domain's upper end")
+    s.add_argument("--journal", default=None, metavar="PATH", help="an append-only journal of the releases, kept on other storage than the "
+                   "state (an append-only mount, another disk): a restored older state is refused against it; a stream started with one is resumed "
+                   "only with it. With --status: the journal to read (default: where the stream started it)")
     s.add_argument("--status", action="store_true", help="print the stream's mechanism, parameters, next t, the window budget used and what the "
                    "next step may spend (reads --state without its lock; releases nothing)")
     s.set_defaults(fn=_cmd_release)

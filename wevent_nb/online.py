@@ -17,8 +17,9 @@ from .primitives import ExactLaplace
 
 # %% auto #0
 __all__ = ['KEY_ENV', 'STATE_SCHEMA', 'CHECKPOINT_REPLAY', 'CHECKPOINT_BYTES', 'CHECKPOINT_FLOOR', 'CHECKPOINT_SECONDS_FLOOR',
-           'NOISES', 'RELEASE_KINDS', 'NUMBER_GRAMMAR', 'StateExists', 'StateMismatch', 'StateInvalid', 'StateLocked',
-           'SessionRefused', 'state_key_path', 'StateStore', 'Step', 'session_config', 'Session', 'release_stream',
+           'NOISES', 'JOURNAL_LAYOUT', 'RELEASE_KINDS', 'NUMBER_GRAMMAR', 'StateExists', 'StateMismatch',
+           'StateInvalid', 'StateLocked', 'SessionRefused', 'state_key_path', 'StateStore', 'Step', 'session_config',
+           'check_seed_rule', 'JournalInvalid', 'release_digest', 'Journal', 'fresh_noise', 'Session', 'release_stream',
            'release_status']
 
 # %% ../nbs/06_online.ipynb #04ecde87
@@ -259,6 +260,205 @@ def session_config(mech: Mechanism, start_kw: dict, seeded: bool, noise: str = "
     return dict(mechanism=type(mech).__qualname__, module=type(mech).__module__, params=_jsonable(mech.params),
                 allow_unproven=mech.allow_unproven, start=_jsonable(start_kw), noise=noise, seeded=bool(seeded))
 
+# %% ../nbs/06_online.ipynb #r38a8b664c
+def check_seed_rule(config: dict, seeded: bool, where, how: str = "rng=SEED") -> None:
+    "Refuse to open a stream mixing seeded and unseeded runs: a seeded stream resumes only with its seed, an unseeded one never with one."
+    if config.get("seeded") and not seeded:
+        raise StateMismatch(f"{where!s} holds a seeded stream: resume it with its seed ({how}); without it the seeded generator would go on, "
+                            f"silently, and whoever knows the seed reads the data; a stream of real data is started without a seed")
+    if not config.get("seeded") and seeded:
+        raise StateMismatch(f"{where!s} holds an unseeded stream: a seed ({how}) is refused on it (its generator comes from the state, "
+                            f"drawn afresh from the operating system's entropy at each resume)")
+
+# %% ../nbs/06_online.ipynb #r38a75b4c5
+class JournalInvalid(StateInvalid):
+    "A journal that cannot be trusted: not a journal, a record not signed by this installation's key, records out of order, or damage before its end."
+
+JOURNAL_LAYOUT = "wevent_nb-journal-1"   # each record's first word: the journal's layout (another is refused, not guessed at)
+_JLINE = re.compile(rb"(\S+) (start|step|drop) ([0-9a-f]{16}) (-?[0-9]+) ([0-9a-f]{64}) ([0-9a-f]{64})\n")   # layout kind stream t digest mac
+
+def release_digest(step) -> str:
+    "SHA-256 (hex) of a session step's t and release: what the journal records of each released timestamp."
+    return _release_digest((int(step.t), step.release))      # the one digest of a release (the state's step records use it too)
+
+def _jrecord(key: bytes, prev: bytes, kind: str, stream: str, t: int, digest: str) -> tuple[bytes, bytes]:
+    "One record's line and its signature: HMAC-SHA256 over the previous record's signature and this record's fields (the chain)."
+    body = f"{JOURNAL_LAYOUT} {kind} {stream} {int(t)} {digest}".encode()
+    mac = hmac.new(key, b"wevent_nb journal\n" + prev + body, hashlib.sha256).digest()
+    return body + b" " + mac.hex().encode() + b"\n", mac
+
+def _config_digest(config: dict) -> str:
+    "The stream's configuration (without its journal entry) as the start record's digest."
+    return hashlib.sha256(json.dumps({k: v for k, v in config.items() if k != "journal"}, sort_keys=True).encode()).hexdigest()
+
+# %% ../nbs/06_online.ipynb #r38ab02cf0
+def _scan_journal(data: bytes, key: bytes, where: str) -> dict:
+    "Check a journal's records in order (layout, signature chain, one stream, a start then t = 0, 1, ...); its last t and digest, and the torn bytes after its last record."
+    bad = lambda why: JournalInvalid(f"journal {where} {why}")
+    v = dict(stream=None, t=-1, digest=None, mac=b"", records=0, start=None, end=0, newline=False)
+    pos, pending = 0, b""
+    for line in data.splitlines(keepends=True):
+        pos += len(line)
+        full = line if line.endswith(b"\n") else line + b"\n"          # the last line may lack only its newline
+        m = _JLINE.fullmatch(full)
+        if m is None: pending += line; continue                          # torn: set aside by a later drop record, or the torn end
+        layout, kind, sid, t, dig, mac = (g.decode() for g in m.groups())
+        n = v["records"] + 1
+        if layout != JOURNAL_LAYOUT: raise bad(f"record {n} has layout {layout!r}; this wevent_nb reads {JOURNAL_LAYOUT!r}")
+        mine, _ = _jrecord(key, v["mac"], kind, sid, int(t), dig)
+        if not hmac.compare_digest(mine, full):
+            raise bad(f"record {n} (byte {pos - len(line)}) is not signed by this installation's key in its place in the chain: "
+                      f"altered, moved, or written where another key signs")
+        if kind == "drop":
+            if not pending or dig != hashlib.sha256(pending).hexdigest(): raise bad(f"record {n} sets aside bytes that are not the torn ones before it")
+        elif pending: raise bad(f"holds {len(pending)} damaged bytes before record {n} (byte {v['end']}): a journal is only ever torn at its end")
+        if v["stream"] not in (None, sid): raise bad(f"record {n} is of stream {sid}, the journal's is {v['stream']}: two streams in one journal")
+        if kind == "start":
+            if v["start"] is not None: raise bad(f"record {n} starts stream {sid} a second time")
+            v["start"] = dig
+        elif kind == "step":
+            if v["start"] is None: raise bad(f"record {n} records t={t} before the stream's start record")
+            if int(t) != v["t"] + 1: raise bad(f"record {n} records t={t} after t={v['t']}: a gap or a repeat")
+            v["t"], v["digest"] = int(t), dig
+        v.update(stream=sid, mac=bytes.fromhex(mac), records=n, end=pos, newline=not line.endswith(b"\n"))
+        pending = b""
+    v["tail"] = data[v["end"]:]
+    return v
+
+# %% ../nbs/06_online.ipynb #r38a6a36c2
+class Journal:
+    "A stream's append-only journal, meant for other storage: one signed record per released t, chained to the one before, synced; locked for one writer."
+    def __init__(self, path):
+        self.path, self._fd = Path(path), None
+        if self.path.is_dir(): raise ValueError(f"journal={str(path)!r} is a folder: the journal is a file")
+        if not self.path.parent.is_dir(): raise FileNotFoundError(f"journal={str(path)!r}: folder {str(self.path.parent)!r} does not exist")
+        self.key = _state_key()[0]
+        self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)   # appends only: allowed on an append-only file
+        try:
+            try: fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError: raise StateLocked(f"journal {str(self.path)!r} is in use by another process: one stream, one writer") from None
+            except OSError: pass   # storage without flock (some network file systems): the state's lock keeps one writer, the stream id other streams out
+            self._v = _scan_journal(self.path.read_bytes(), self.key, repr(str(self.path)))
+        except BaseException: self.close(); raise
+
+    stream = property(lambda self: self._v["stream"], doc="The id of the stream this journal records (None while it holds no record).")
+    t = property(lambda self: self._v["t"], doc="The last t it records as released (-1: none).")
+
+    def check_new(self, state):
+        "Refuse to start a new stream on a journal that holds another's records."
+        if self._v["start"] is not None:
+            raise StateMismatch(f"journal {str(self.path)!r} holds stream {self.stream} (released up to t={self.t}) and state {str(state)!r} no stream: "
+                                f"a journal belongs to one stream; give a new journal file")
+
+    def append(self, stream: str, step, config: dict):
+        "Append the record of `step` (and the stream's start record before its first), torn bytes at the end set aside first; one write, then fsync."
+        v, recs = self._v, []
+        if v.get("broken"): raise OSError(f"journal {str(self.path)!r}: an earlier append failed in this process; resume to go on")
+        if v["stream"] not in (None, stream): raise StateMismatch(f"journal {str(self.path)!r} holds stream {v['stream']}, not {stream}")
+        if v["start"] is None: recs.append(("start", -1, _config_digest(config)))
+        recs.append(("step", step.t, release_digest(step)))
+        data, mac = b"\n" if v["newline"] else b"", v["mac"]
+        if v["tail"]:
+            torn = v["tail"] if v["tail"].endswith(b"\n") else v["tail"] + b"\n"
+            line, mac = _jrecord(self.key, mac, "drop", stream, v["t"], hashlib.sha256(torn).hexdigest()); data += torn[len(v["tail"]):] + line
+        for kind, t, dig in recs:
+            line, mac = _jrecord(self.key, mac, kind, stream, t, dig); data += line
+        try:
+            if os.write(self._fd, data) != len(data): raise OSError("a short write (a full disk?)")
+            os.fsync(self._fd)
+        except OSError as e:
+            v["broken"] = True
+            raise OSError(f"the journal {str(self.path)!r} could not be appended ({e.strerror or e}): t={step.t} is in the state but was not "
+                          f"released; make room and run the same command again (the resume writes its record)") from None
+        v.update(stream=stream, t=step.t, digest=release_digest(step), mac=mac, start=v["start"] or recs[0][2], tail=b"", newline=False,
+                 records=v["records"] + len(recs) + (1 if v["tail"] else 0))
+
+    def close(self):
+        "Release the journal's lock (every record is synced as it is written)."
+        if self._fd is not None: os.close(self._fd); self._fd = None
+
+    def __del__(self):
+        try: self.close()
+        except Exception: pass
+
+# %% ../nbs/06_online.ipynb #r38a729db1
+def _journal_follow(j: Journal, stream: str, last, t_next: int, config: dict, state) -> int:
+    "The resume rule: the journal of this stream, never ahead of the state, at most one step behind (its record appended here: returns 1)."
+    ts, tj, where = t_next - 1, j.t, f"journal {str(j.path)!r}"
+    if j.stream not in (None, stream):
+        raise StateMismatch(f"{where} holds stream {j.stream}, state {str(state)!r} stream {stream}: not this stream's journal (give the one it was started with)")
+    if j._v["start"] is not None and j._v["start"] != _config_digest(config):
+        raise StateMismatch(f"{where} was started with another configuration than state {str(state)!r} holds")
+    if tj > ts:
+        raise StateMismatch(f"{where} records t={tj} as released, state {str(state)!r} only t={ts}: the state is older than the journal (a restored "
+                            f"backup?), and resuming it would release t={ts + 1}..{tj} again; resume the state that wrote the journal")
+    if tj == ts and ts >= 0 and j._v["digest"] != release_digest(last):
+        raise StateMismatch(f"{where} records another release of t={ts} than state {str(state)!r} holds: not the state that wrote this journal")
+    if tj < ts - 1:
+        raise StateMismatch(f"{where} records up to t={tj}, state {str(state)!r} t={ts}: a journal is at most one step behind its state "
+                            f"(it is appended right after each state write): an older copy of the journal, or another file")
+    if tj == ts - 1: j.append(stream, last, config); return 1
+    return 0
+
+# %% ../nbs/06_online.ipynb #r38a73a3cd
+class _Nowhere:
+    "A file that discards what is written: pickling to it only walks an object's state."
+    def write(self, b): return len(b)
+
+class _BitGenerators(pickle.Pickler):
+    "Pickles an object to nowhere, collecting every numpy BitGenerator its pickled state holds."
+    def __init__(self): super().__init__(_Nowhere(), protocol=5); self.found = {}
+    def reducer_override(self, obj):
+        if isinstance(obj, np.random.BitGenerator): self.found[id(obj)] = obj
+        return NotImplemented
+
+def fresh_noise(obj) -> int:
+    "Give every numpy bit generator `obj` holds a new state and seed sequence drawn from the operating system's entropy; returns how many."
+    finder = _BitGenerators(); finder.dump(obj)
+    for bg in finder.found.values():
+        ss = np.random.SeedSequence()                  # no entropy given: numpy draws it from the OS
+        bg.__setstate__((type(bg)(ss).state, ss))      # the state and the seed sequence (a later spawn is fresh too)
+    return len(finder.found)
+
+# %% ../nbs/06_online.ipynb #r38aecfe1b
+def _journal_open(s, journal, fresh: bool):
+    "Bind a session to its journal: a new stream notes it in its configuration; a resumed one must bring the journal it started with (checked, caught up)."
+    s.journal, s._own_journal, cfg = None, False, s.config.get("journal")
+    if journal is None:
+        if cfg: raise StateMismatch(f"{s.store.path!s} was started with a journal ({cfg['path']!r}): resume it with that journal (--journal, or "
+                                    f"journal=); without it a restored older copy of the state could not be told from the real one")
+        return
+    if not fresh and not cfg:
+        raise StateMismatch(f"{s.store.path!s} was started without a journal: a journal is chosen when a stream starts (resume without one)")
+    s._own_journal = not isinstance(journal, Journal)
+    s.journal = Journal(journal) if s._own_journal else journal
+    if fresh:
+        s.journal.check_new(s.store.path)
+        s.config = dict(s.config, journal=dict(stream=secrets.token_hex(8), path=str(s.journal.path.absolute())))
+    else: _journal_follow(s.journal, cfg["stream"], s.last, s.t, s.config, s.store.path)
+
+def _journal_append(s, step):
+    "After the state is written, before the release is returned: its record (a kill between leaves the journal one step behind, caught up on resume)."
+    try: s.journal.append(s.config["journal"]["stream"], step, s.config)
+    except BaseException as e:
+        s._refused = (step.t, f"its journal record could not be written ({e})"); raise
+
+def _close_journal(s):
+    if getattr(s, "_own_journal", False) and s.journal is not None: s.journal.close()
+
+def _fresh_noise_on_resume(s) -> int:
+    "An unseeded stream's generators get a new state from the OS, written to the state before any step draws; a seeded stream (tests) keeps its noise."
+    if s.config.get("seeded"): return 0
+    n = fresh_noise(s.mech)
+    if n and s.store is not None:          # a refused step restores this state, a kill resumes from it
+        blob = pickle.dumps(s._state(), protocol=5)
+        try: s.store.write(s.config, s.t, s.rows, blob, None if s._last is None else pickle.dumps(s._last, protocol=5))
+        except OSError as e:
+            raise OSError(f"{str(e).split(': the stream')[0]}: the resume's fresh generator was not stored and nothing was released; "
+                          f"make room and resume again (the stream is at t={s.t})") from None
+        s._snapshot = blob
+    return n
+
 # %% ../nbs/06_online.ipynb #r38brpl1
 def _release_digest(v) -> str:
     "SHA-256 of a release's exact contents (arrays by dtype, shape and bytes; scalars by type and repr): equal digests, equal releases."
@@ -294,8 +494,8 @@ def _replay(stored: dict) -> dict:
 
 # %% ../nbs/06_online.ipynb #3ab062eb
 class Session:
-    "An online run of a mechanism: one timestamp per `step`, memory independent of t, and (given `state`) a durable privacy state written before each release is returned; noise 'float' or 'exact'."
-    def __init__(self, mech: Mechanism, rng=None, state=None, resume: bool = False, noise: str = "float", **start_kw):
+    "An online run of a mechanism: one timestamp per `step`, memory independent of t, and (given `state`) a durable privacy state written before each release is returned (and `journal`, its append-only record); noise 'float' or 'exact'."
+    def __init__(self, mech: Mechanism, rng=None, state=None, resume: bool = False, noise: str = "float", journal=None, **start_kw):
         if not isinstance(mech, Mechanism): raise TypeError(f"mech must be a Mechanism, got {type(mech).__name__}")
         if noise not in NOISES: raise ValueError(f"noise={noise!r} is not allowed: noise must be one of {', '.join(map(repr, NOISES))}")
         seeded = rng is not None
@@ -304,11 +504,12 @@ class Session:
         if mech.unproven() and not mech.allow_unproven:
             raise UnprovenConfiguration(mech.name or type(mech).__name__, mech.unproven())
         if why := mech.simulation_only(): raise ValueError(f"a session releases real data: {why}")
+        if journal is not None and state is None: raise ValueError("journal= needs state=: a journal records a durable stream's releases")
         self.config = session_config(mech, start_kw, seeded=seeded, noise=noise)
         own = state is not None and not isinstance(state, StateStore)      # a path: this session opens (and locks) its store
         fresh = state is None or (own and not Path(state).exists())
         started = mech.start(None, rng=rng, **start_kw) if fresh else None   # the mechanism's own guard refuses its generator here, before a state file exists
-        self.store = StateStore(state) if own else state
+        self.store, self.journal = StateStore(state) if own else state, None
         try:
             stored = None if self.store is None else self.store.read()
             self._refused = None
@@ -318,28 +519,35 @@ class Session:
                                       f"or delete the file to start over: a new stream on the same data spends the budget again")
                 diff = {k: (stored["config"].get(k), v) for k, v in self.config.items() if k != "seeded" and stored["config"].get(k) != v}
                 if diff: raise StateMismatch(f"{self.store.path!s} holds another stream: " + "; ".join(f"{k} is {a!r} there, {b!r} here" for k, (a, b) in diff.items()))
-                self.config = stored["config"]              # as written (whether seeded among it): a resume passes no generator
+                check_seed_rule(stored["config"], seeded, self.store.path)
+                self.config = stored["config"]              # as written (whether seeded among it): the generator comes from the state
                 self._load(stored)
+                _journal_open(self, journal, fresh=False); _fresh_noise_on_resume(self)
             else:
                 if started is None: started = mech.start(None, rng=rng, **start_kw)
                 self.mech, self.t, self.rows, self._last, self.meta = started, 0, 0, None, {}
                 self._snapshot = None if self.store is None else pickle.dumps(self._state(), protocol=5)
+                if journal is not None: _journal_open(self, journal, fresh=True)
         except BaseException:
+            _close_journal(self)
             if own: self.store.close()      # the lock goes with the failed open
             raise
 
     @classmethod
-    def resume(cls, state, mech: Mechanism | None = None, noise: str = "float", **start_kw) -> "Session":
-        "Reopen the stream held in `state` (pass `mech`, its noise and start arguments to have them checked against it)."
-        if mech is not None: return cls(mech, rng=None, state=state, resume=True, noise=noise, **start_kw)
+    def resume(cls, state, mech: Mechanism | None = None, noise: str = "float", rng=None, journal=None, **start_kw) -> "Session":
+        "Reopen the stream held in `state` (pass `mech`, its noise and start arguments to have them checked against it; `rng`: a seeded stream's seed, required for one and refused for an unseeded one; `journal`: the journal it was started with)."
+        if mech is not None: return cls(mech, rng=rng, state=state, resume=True, noise=noise, journal=journal, **start_kw)
         own = not isinstance(state, StateStore)
         store = StateStore(state) if own else state
+        self = cls.__new__(cls); self.store, self._refused, self.journal = store, None, None
         try:
             stored = store.read()
             if stored is None: raise FileNotFoundError(f"{store.path!s} holds no stream to resume")
-            self = cls.__new__(cls); self.store, self._refused = store, None
+            check_seed_rule(stored["config"], rng is not None, store.path)
             self.config = stored["config"]; self._load(stored)
+            _journal_open(self, journal, fresh=False); _fresh_noise_on_resume(self)
         except BaseException:
+            _close_journal(self)
             if own: store.close()
             raise
         return self
@@ -370,6 +578,7 @@ class Session:
         if meta: self.meta.update(meta)           # the caller's bookkeeping (e.g. input lines read), written with the state
         self.t += 1; self.rows += self.n_rows(out)
         if self.store is not None: self._commit(step, xb, meta, time.perf_counter() - t0)
+        if self.journal is not None: _journal_append(self, step)     # state -> journal -> release: the journal never runs ahead
         self._last = step
         return step
 
@@ -399,6 +608,7 @@ class Session:
         return self._last
 
     def close(self):
+        _close_journal(self)
         if self.store is not None: self.store.close()
 
     def __enter__(self): return self
@@ -523,12 +733,8 @@ def _check_flags(seed, lo, hi, d, kind):
             raise ValueError(f"--lo {lo} --hi {hi} is not allowed: the domain's ends are finite numbers with lo < hi")
 
 def _check_seed(stored: dict | None, seed, where, err) -> dict | None:
-    "Refuse a resume that mixes seeded and unseeded runs of one stream; say so at every start of a seeded one."
-    if stored is not None and stored["config"]["seeded"] and seed is None:
-        raise StateMismatch(f"{where!s} holds a seeded stream: resume it with its --seed (without it the seeded generator would go on, "
-                            f"silently); a stream of real data is started without --seed")
-    if stored is not None and not stored["config"]["seeded"] and seed is not None:
-        raise StateMismatch(f"{where!s} holds an unseeded stream: --seed is refused on it (its generator comes from the state)")
+    "Refuse a resume that mixes seeded and unseeded runs of one stream (check_seed_rule, before a line is read); say so at every start of a seeded one."
+    if stored is not None: check_seed_rule(stored["config"], seed is not None, where, "--seed")
     if seed is not None:
         print(f"wevent-nb release: a SEEDED stream (--seed {seed}): whoever knows the seed can subtract its noise; "
               f"for tests and reproductions, never for real data", file=err)
@@ -537,8 +743,8 @@ def _check_seed(stored: dict | None, seed, where, err) -> dict | None:
 # %% ../nbs/06_online.ipynb #rel3a9c3
 def release_stream(mechanism: str, eps: float, w: int, state, input="-", output="-", seed: int | None = None,
                    params: dict | None = None, lo: float | None = None, hi: float | None = None, d: int | None = None,
-                   noise: str = "exact", err=None) -> dict:
-    "The release command: read one timestamp per input line, write its release as soon as it is made, resumable from `state` after a kill."
+                   noise: str = "exact", err=None, journal=None) -> dict:
+    "The release command: read one timestamp per input line, write its release as soon as it is made, resumable from `state` after a kill; `journal`: its append-only record on other storage."
     import sys
     err = err or sys.stderr
     mech = get_mechanism(mechanism, eps=eps, w=w, **(params or {}))
@@ -558,23 +764,27 @@ def release_stream(mechanism: str, eps: float, w: int, state, input="-", output=
             raise StateMismatch(f"output {str(output)!r} holds release rows and state {str(state)!r} no stream: it is not this stream's output "
                                 f"(give a new output file; the old one belongs to another stream)")
     store = StateStore(state)        # the lock, before anything is read: a second process on this state is refused here, at once
-    fin = out = session = None
+    fin = out = session = jr = None
     sigint = _Interrupt()
     old = signal.signal(signal.SIGINT, sigint) if threading.current_thread() is threading.main_thread() else None
     counts = dict(lines=0, released=0, bad=0, resumed=False)
     try:
         stored = _check_seed(store.read(), seed, store.path, err)
         counts["resumed"] = stored is not None
+        if journal is not None:
+            jr = Journal(journal)                        # locked, read and checked before a line is read
+            if stored is None: jr.check_new(store.path)
         if stored is not None:
             if kind == "histogram": start_kw["d"] = stored["config"]["start"].get("d")
-            session = Session(mech, state=store, resume=True, noise=noise, **start_kw)
+            session = Session(mech, rng=seed, state=store, resume=True, noise=noise, journal=jr, **start_kw)
             if to_file: out, h = _open_output(output, kind, start_kw.get("d"), session)
             else:        # stdout or a special file: the stored last release again (each row carries its t: at least once)
                 out = sys.stdout if output == "-" else open(output, "w", buffering=1)
                 h = _out_seed(session.meta.get("stream", ""))     # not checkable here: nothing is read back
                 for r in (_format_rows(kind, session.last) if session.last is not None else []): out.write(r + "\n")
                 out.flush()
-            print(f"wevent-nb release: resuming {store.path} at t={session.t} (input lines consumed: {session.meta.get('lines', 0)})", file=err)
+            print(f"wevent-nb release: resuming {store.path} at t={session.t} (input lines consumed: {session.meta.get('lines', 0)})"
+                  + (f"; journal {jr.path} at t={jr.t}" if jr is not None else ""), file=err)
         elif to_file: open(output, "ab").close()        # its folder and rights, before a line is read
         if input == "-": fin, from_file = getattr(sys.stdin, "buffer", sys.stdin), False
         else:           # a regular file is read again from its start on resume; a pipe or FIFO named by path goes on, as stdin
@@ -612,7 +822,8 @@ def release_stream(mechanism: str, eps: float, w: int, state, input="-", output=
                 counts["bad"] += 1; continue
             if session is None:   # outside the per-line errors: a mechanism refusing its start arguments stops the command
                 if kind == "histogram" and "d" not in start_kw: start_kw["d"] = x.size
-                session = Session(mech, rng=seed, state=store, resume=False, noise=noise, **start_kw)
+                session = Session(mech, rng=seed, state=store, resume=False, noise=noise, journal=jr, **start_kw)
+                sid = session.config.get("journal", {}).get("stream", sid)      # with a journal, one id for the journal and the output
                 h = _out_seed(sid)
                 if to_file: out = open(output, "w", buffering=1); out.write(_header(kind, start_kw.get("d")) + "\n")
                 else: out = sys.stdout if output == "-" else open(output, "w", buffering=1)
@@ -640,6 +851,7 @@ def release_stream(mechanism: str, eps: float, w: int, state, input="-", output=
         if fin is not None and input != "-": fin.close()
         if out is not None and out is not sys.stdout: out.close()
         if session is not None: counts["t"] = session.t; session.close()
+        if jr is not None: jr.close()
         store.close()
     return counts
 
@@ -648,8 +860,8 @@ def _has_fd(f) -> bool:
     except (OSError, ValueError, AttributeError): return False
 
 # %% ../nbs/06_online.ipynb #rel4a9c4
-def release_status(state) -> dict:
-    "What a stream's state holds, read without its lock (a checkpoint is replaced by a rename, a record being appended is dropped as cut short: a read sees one whole state): mechanism, parameters, next t, the window budget used and what the next step may spend."
+def release_status(state, journal=None) -> dict:
+    "What a stream's state holds, read without its lock (a checkpoint is replaced by a rename, a record being appended is dropped as cut short: a read sees one whole state): mechanism, parameters, next t, the window budget used, what the next step may spend, and its journal's last t (at `journal`, default where it was started)."
     p = Path(state)
     try: data = p.read_bytes()
     except FileNotFoundError: raise FileNotFoundError(f"state {str(p)!r} does not exist: no stream has been released there") from None
@@ -666,4 +878,10 @@ def release_status(state) -> dict:
         out.update(budget=eps, window_used=used, next_may_spend=max(eps - ahead, 0.0))
     else:
         out.update(budget=float(cfg["params"].get("eps", np.nan)) if isinstance(cfg["params"], dict) else None, window_used=None, next_may_spend=None)
+    if cfg.get("journal") or journal is not None:      # read without its lock too: records are only appended, a read sees whole ones and a torn end
+        jp = Path(journal if journal is not None else cfg["journal"]["path"])
+        try:
+            v = _scan_journal(jp.read_bytes(), key, repr(str(jp)))
+            out["journal"] = dict(path=str(jp), last_t=v["t"], stream=v["stream"], torn=len(v["tail"]))
+        except (OSError, JournalInvalid) as e: out["journal"] = dict(path=str(jp), error=str(e))
     return out
