@@ -78,7 +78,7 @@ def test_a_durable_session_reopens_by_replay_bit_for_bit(info, tmp_path):
     got = [_release_digest(s.step(x).release) for x in rows[:11]]
     assert s.store.records_bytes > 0                      # steps 1..10 are records after the first step's checkpoint
     s.close()
-    with Session.resume(tmp_path / "s.state") as r:       # replays t = 1..10
+    with Session.resume(tmp_path / "s.state", rng=SEED) as r:   # replays t = 1..10 (a seeded stream resumes with its seed)
         assert r.t == 11 and _release_digest(r.last.release) == want[10]
         got += [_release_digest(r.step(x).release) for x in rows[11:]]
     assert got == want

@@ -243,7 +243,11 @@ def test_a_full_disk_when_the_resume_stores_its_fresh_generator_is_one_clear_err
     assert run(tmp_path).returncode == 0
     before = (tmp_path / "s.state").read_bytes(), (tmp_path / "out.csv").read_bytes()
     (tmp_path / "in.csv").write_text("".join(xl))
-    r = subprocess.run(CMD + argv(tmp_path), capture_output=True, text=True, timeout=120, preexec_fn=_file_size_limit(len(before[0]) - 200))
+    from wevent_nb.online import _HEAD, _MAC, _MAGIC
+    checkpoint = len(_MAGIC) + _HEAD.size + _MAC + _HEAD.unpack_from(before[0], len(_MAGIC))[1]   # the file: a checkpoint, then step records
+    limit = checkpoint - 200                                                                       # the resume's checkpoint no longer fits
+    assert limit > len(before[1]), (limit, len(before[1]))
+    r = subprocess.run(CMD + argv(tmp_path), capture_output=True, text=True, timeout=120, preexec_fn=_file_size_limit(limit))
     lines = clear(r, 1, "fresh generator was not stored", "nothing was released", "t=20")
     assert len(lines) == 1, lines
     assert ((tmp_path / "s.state").read_bytes(), (tmp_path / "out.csv").read_bytes()) == before

@@ -277,6 +277,22 @@ class JournalInvalid(StateInvalid):
 JOURNAL_LAYOUT = "wevent_nb-journal-1"   # each record's first word: the journal's layout (another is refused, not guessed at)
 _JLINE = re.compile(rb"(\S+) (start|step|drop) ([0-9a-f]{16}) (-?[0-9]+) ([0-9a-f]{64}) ([0-9a-f]{64})\n")   # layout kind stream t digest mac
 
+def _release_digest(v) -> str:
+    "SHA-256 of a release's exact contents (arrays by dtype, shape and bytes; scalars by type and repr): equal digests, equal releases."
+    h = hashlib.sha256()
+    def feed(v):
+        if isinstance(v, np.ndarray) and not v.dtype.hasobject:
+            h.update(f"A{v.dtype.str}{v.shape}|".encode()); h.update(np.ascontiguousarray(v).tobytes())
+        elif isinstance(v, (tuple, list, np.ndarray)):
+            h.update(f"{type(v).__name__}{len(v)}|".encode())
+            for x in v: feed(x)
+        elif isinstance(v, dict):
+            h.update(f"dict{len(v)}|".encode())
+            for k in sorted(v, key=str): feed(str(k)); feed(v[k])
+        else: h.update(f"{type(v).__qualname__}:{v!r}|".encode())
+    feed(v)
+    return h.hexdigest()
+
 def release_digest(step) -> str:
     "SHA-256 (hex) of a session step's t and release: what the journal records of each released timestamp."
     return _release_digest((int(step.t), step.release))      # the one digest of a release (the state's step records use it too)
@@ -460,22 +476,6 @@ def _fresh_noise_on_resume(s) -> int:
     return n
 
 # %% ../nbs/06_online.ipynb #r38brpl1
-def _release_digest(v) -> str:
-    "SHA-256 of a release's exact contents (arrays by dtype, shape and bytes; scalars by type and repr): equal digests, equal releases."
-    h = hashlib.sha256()
-    def feed(v):
-        if isinstance(v, np.ndarray) and not v.dtype.hasobject:
-            h.update(f"A{v.dtype.str}{v.shape}|".encode()); h.update(np.ascontiguousarray(v).tobytes())
-        elif isinstance(v, (tuple, list, np.ndarray)):
-            h.update(f"{type(v).__name__}{len(v)}|".encode())
-            for x in v: feed(x)
-        elif isinstance(v, dict):
-            h.update(f"dict{len(v)}|".encode())
-            for k in sorted(v, key=str): feed(str(k)); feed(v[k])
-        else: h.update(f"{type(v).__qualname__}:{v!r}|".encode())
-    feed(v)
-    return h.hexdigest()
-
 def _replay(stored: dict) -> dict:
     "The stream a checked state holds: its checkpoint unpickled, then the step record of each timestamp after it replayed, each release equal to its record's digest."
     s = pickle.loads(stored["state"])
