@@ -8,22 +8,15 @@ from pathlib import Path
 import pytest
 
 from wevent_nb import experiments as ex
-from wevent_nb.experiments import read_claims
+from claims_support import assert_causes, claim_row, committed_table, paper_text, quote_found
 
 ROOT = Path(__file__).resolve().parents[1]
 LDP = ROOT / "claims" / "000_ldp_ids"
 
 
-def _ldp():
-    t = read_claims(LDP)
-    assert {"origin", "setting", "cause"} <= set(t.columns), "claims/000_ldp_ids must be the table regenerated with origin, setting and cause"
-    return t
+def _ldp(): return committed_table("000_ldp_ids")
 
 
-def _row(t, start):
-    rows = t[t.claim.str.startswith(start)]
-    assert len(rows) == 1, (start, rows.claim.tolist())
-    return rows.iloc[0]
 
 
 def _counts(row):
@@ -34,18 +27,10 @@ def _counts(row):
 
 def test_ldp_rows_not_reproduced_give_a_valid_cause():
     t = _ldp()
-    bad = t[(t.verdict != "reproduced") & (t.cause.str.strip() == "")]
-    assert bad.empty, f"rows not reproduced without a cause: {bad.claim.tolist()}"
-    for c in t.cause[t.cause != ""]: ex.check_cause(c)
+    assert_causes(t)
     assert "not yet reviewed" not in (LDP.with_suffix(".md")).read_text(encoding="utf-8")
 
 
-def _found(part: str, text: str) -> bool:
-    "A quoted fragment is in the paper's text, up to its maths and typography (ϵ or $\\epsilon$ for eps, $\\sqrt{Q}$ for sqrt(Q))."
-    norm = lambda s: re.sub(r"[^a-z]+", "", s.lower())
-    words = [w for w in re.split(r"\b(?:w|eps)\b", part) if norm(w)]
-    nt = norm(text)
-    return all(norm(w) in nt for w in words)
 
 
 def test_ldp_rows_quote_the_paper():
@@ -53,12 +38,11 @@ def test_ldp_rows_quote_the_paper():
     paper = t[t.origin == "paper"]
     assert all(re.search(r'"[^"]{20,}"', s) for s in paper["paper says"]), "a paper row quotes nothing"
     assert all(re.match(r"(Sec\. \d|Table 2)", s) for s in paper["paper says"]), "a paper row does not say where its quote stands"
-    p = next((ROOT.parent / "shared" / "papers").glob("000_*.txt"), None)
-    if p is None: pytest.skip("the paper's text (../shared/papers/000_*.txt) is not here")
-    text = " ".join(p.read_text(encoding="utf-8").split())
+    text = paper_text("000")
+    if text is None: pytest.skip("the paper's text (../shared/papers/000_*.txt) is not here")
     quoted = [q for s in paper["paper says"] for q in re.findall(r'"([^"]{20,})"', s)]
     assert len(quoted) >= 30
-    for q in quoted: assert _found(q, text), f"not in the paper: {q!r}"
+    for q in quoted: assert quote_found(q, text), f"not in the paper: {q!r}"
 
 
 def test_ldp_general_sentences_are_judged_on_the_papers_sets_with_the_stand_ins_apart():
@@ -67,12 +51,12 @@ def test_ldp_general_sentences_are_judged_on_the_papers_sets_with_the_stand_ins_
     refuted both by one cell, H2's on the Taxi stand-in)."""
     t = _ldp()
     for start, n in (("H2: LPD below LPU", 15), ("H3 (d): population division below budget division on Sin", 20)):
-        row = _row(t, start)
+        row = claim_row(t, start)
         k, n_, r = _counts(row)
         assert n_ == n and row.why.startswith("generally"), (start, row.measured, row.why[:80])
         want = "reproduced" if k >= ex.GENERALLY * n_ else "refuted" if r > (1 - ex.GENERALLY) * n_ else "inconclusive"
         assert row.verdict == want, (start, row.verdict, row.measured)
-    assert "outside the paper's setting" in _row(t, "H2: LPD below LPU").why          # the stand-ins, reported apart
+    assert "outside the paper's setting" in claim_row(t, "H2: LPD below LPU").why          # the stand-ins, reported apart
     for row in t[t.why.str.contains("outside the paper's setting")].itertuples():
         assert not re.search(r"\(stand-in\)|pseudo-users", row.measured), row.claim
 
@@ -81,7 +65,7 @@ def test_ldp_sqrt_q_sweep_holds_the_level():
     "H3 (c) and H5 (b) run on one walk scaled per sqrt(Q) with its mean held at 0.05 (the old paths' level rose 0.062 -> 0.110)."
     t = _ldp()
     for start in ("H3 (c): MRE grows with sqrt(Q)", "H3 (c): LPD/LPA above LPU at large Q", "H5 (b): LPD/LPA CFPU grows with Q"):
-        row = _row(t, start)
+        row = claim_row(t, start)
         levels = [float(v) for v in re.findall(r"0\.00\d: (0\.\d+)", row.why)]
         assert len(levels) == 5 and set(levels) == {0.05}, (start, row.why)
         assert row.verdict == "reproduced" or row.cause.startswith(("inferred by us: ", "not determined: ")), row.cause
@@ -89,20 +73,20 @@ def test_ldp_sqrt_q_sweep_holds_the_level():
 
 def test_ldp_h7_tests_the_inequality_and_keeps_21_72_as_ours():
     t = _ldp()
-    thm = _row(t, "H7 Thm 6.1")
+    thm = claim_row(t, "H7 Thm 6.1")
     assert thm.origin == "paper" and "Theorem 6.1" in thm["paper says"]
     ours = t[t.claim.str.contains("MSE_LBU / MSE_LPU")]
     assert len(ours) == 5 and (ours.origin == "ours").all()
-    log = _row(t, "H7 simulated: MSE_LBU / MSE_LPU on Log against the formulas' 21.72")
+    log = claim_row(t, "H7 simulated: MSE_LBU / MSE_LPU on Log against the formulas' 21.72")
     assert log.verdict == "reproduced" or (log.cause.startswith("the paper's error: ") and "sampled users" in log.cause), log.cause
-    assert _row(t, "H7 simulated: MSE_LBU / MSE_LPU on Log against the formulas with LPU's sampling variance").verdict == "reproduced"
+    assert claim_row(t, "H7 simulated: MSE_LBU / MSE_LPU on Log against the formulas with LPU's sampling variance").verdict == "reproduced"
 
 
 def test_ldp_table2_lpa_names_its_cause():
     t = _ldp()
-    lpa = _row(t, "H6 Table 2: CFPU of LPA")
+    lpa = claim_row(t, "H6 Table 2: CFPU of LPA")
     assert lpa.verdict == "reproduced" or (lpa.cause.startswith("not determined: ") and "cross-check" in lpa.cause and "would determine" in lpa.cause)
-    assert _row(t, "H6 Table 2: CFPU of LBD, LBA, LPD").verdict == "reproduced"
+    assert claim_row(t, "H6 Table 2: CFPU of LBD, LBA, LPD").verdict == "reproduced"
 
 
 def test_ldp_header_names_the_command_with_a_relative_data_path():

@@ -10,30 +10,22 @@ from pathlib import Path
 import pytest
 
 from wevent_nb import experiments as ex
-from wevent_nb.experiments import claim_counts, read_claims
+from wevent_nb.experiments import claim_counts
+from claims_support import assert_causes, claim_row, committed_table, paper_text, quote_found
 
 ROOT = Path(__file__).resolve().parents[1]
 SPAS = ROOT / "claims" / "001_spas"
 TOP3 = "SPAS consistently ranks within the top three in terms of accuracy across all data streams"
 
 
-def _spas():
-    t = read_claims(SPAS)
-    assert {"origin", "setting", "cause"} <= set(t.columns), "claims/001_spas must be the table regenerated with origin, setting and cause"
-    return t
+def _spas(): return committed_table("001_spas")
 
 
-def _row(t, start):
-    rows = t[t.claim.str.startswith(start)]
-    assert len(rows) == 1, (start, rows.claim.tolist())
-    return rows.iloc[0]
 
 
 def test_spas_rows_not_reproduced_give_a_valid_cause():
     t = _spas()
-    bad = t[(t.verdict != "reproduced") & (t.cause.str.strip() == "")]
-    assert bad.empty, f"rows not reproduced without a cause: {bad.claim.tolist()}"
-    for c in t.cause[t.cause != ""]: ex.check_cause(c)
+    assert_causes(t)
     md = SPAS.with_suffix(".md").read_text(encoding="utf-8")
     assert "causes: not yet reviewed" not in md
 
@@ -45,12 +37,6 @@ def test_spas_write_cell_requires_causes():
     assert src and not any("causes_reviewed" in s for s in src)
 
 
-def _found(part: str, text: str) -> bool:
-    "A quoted fragment is in the paper, up to the paper's LaTeX ($\\epsilon$ for ε, $\\boldsymbol{w}$ for w) and punctuation."
-    norm = lambda s: re.sub(r"[^a-z0-9]+", "", re.sub(r"\$[^$]*\$|\*\*", "", s.lower()))
-    words = [w for w in re.split(r"\b(?:eps|w)\b", part) if norm(w)]
-    nt = norm(text)
-    return all(norm(w) in nt for w in words)
 
 
 def test_spas_rows_quote_the_paper():
@@ -60,12 +46,11 @@ def test_spas_rows_quote_the_paper():
     assert all(re.search(r'"[^"]{20,}"', c + " " + s) for c, s in zip(paper.claim, paper["paper says"])), "a paper row quotes nothing"
     quoted = [q for col in ("claim", "paper says") for s in t[col] for q in re.findall(r'"([^"]{20,})"', s)]
     assert len(quoted) >= 15
-    p = next((ROOT.parent / "shared" / "papers").glob("001_*.txt"), None)
-    if p is None: pytest.skip("the paper's text (../shared/papers/001_*.txt) is not here")
-    text = " ".join(p.read_text(encoding="utf-8").split())
+    text = paper_text("001")
+    if text is None: pytest.skip("the paper's text (../shared/papers/001_*.txt) is not here")
     for q in quoted:
         for part in q.split(" ... "):
-            assert _found(part, text), f"not in the paper: {part!r}"
+            assert quote_found(part, text), f"not in the paper: {part!r}"
 
 
 def test_spas_variant_repeats_and_tuned_bounds_are_ours():
@@ -90,10 +75,10 @@ def test_spas_variant_repeats_and_tuned_bounds_are_ours():
 def test_spas_top_three_fails_on_the_authors_own_files():
     "The top-three sentence (release half) is not reproduced, and its cause is the paper's error: the authors' own files miss it in 19 of 90 cells."
     t = _spas()
-    row = _row(t, "Sec. 1: SPAS is within the top three in every cell of Figs. 4-5 (release)")
+    row = claim_row(t, "Sec. 1: SPAS is within the top three in every cell of Figs. 4-5 (release)")
     assert row.verdict != "reproduced", row.why
     assert row.cause.startswith("the paper's error: ") and "in 71 of 90 cells" in row.cause and "Otp (10)" in row.cause, row.cause
-    rq = _row(t, "Sec. 1: SPAS is within the top three in every cell of Figs. 9-10 (range queries)")
+    rq = claim_row(t, "Sec. 1: SPAS is within the top three in every cell of Figs. 9-10 (range queries)")
     assert rq.verdict == "reproduced" or ("in 18 of 20 cells" in rq.cause and rq.cause.startswith("the paper's error: ")), rq.cause
 
 
@@ -102,7 +87,7 @@ def test_spas_trends_are_general_sentences_judged_by_the_share_of_data_sets():
     exceptions named (da11186: 8 of 9 and 7 of 9 cells holding were 'refuted' by one opposite data set)."""
     t = _spas()
     for start in ("Sec. 5.2: as ε grows", "Sec. 5.2: as w grows"):
-        row = _row(t, start)
+        row = claim_row(t, start)
         assert row.origin == "paper" and row.setting == "paper"
         m = re.search(r"generally \(at least 75% of the cells\): holds in (\d+) of (\d+)", row.why)
         assert m, row.why
@@ -117,7 +102,7 @@ def test_spas_trends_are_general_sentences_judged_by_the_share_of_data_sets():
 def test_spas_fig6_names_the_paper_as_its_cause():
     "Fig. 6's 'completely consistent' (rank correlation 1): where not reproduced, the authors' own numbers give 0.80 with the same measure."
     t = _spas()
-    row = _row(t, 'Sec. 5.2 (Fig. 6): "The trend of color depth variation')
+    row = claim_row(t, 'Sec. 5.2 (Fig. 6): "The trend of color depth variation')
     assert row.origin == "paper" and row["paper says"] == "1"
     if row.verdict != "reproduced":
         assert row.cause.startswith("the paper's error: ") and "rank correlation of 0.80" in row.cause, row.cause

@@ -2,40 +2,25 @@
 import re
 from pathlib import Path
 
-import pytest
 
-from wevent_nb import experiments as ex
-from wevent_nb.experiments import read_claims
+from claims_support import assert_causes, committed_table, paper_text, quote_found
 
 ROOT = Path(__file__).resolve().parents[1]
 PBD = ROOT / "claims" / "003_pbd_pba.csv"
 
 
-def _pbd():
-    t = read_claims(PBD)
-    assert {"origin", "setting", "cause"} <= set(t.columns), "claims/003_pbd_pba must be the table regenerated with origin, setting and cause"
-    return t
+def _pbd(): return committed_table("003_pbd_pba")
 
 
-def _paper_text():
-    p = next((ROOT.parent / "shared" / "papers").glob("003_*.txt"), None)
-    return None if p is None else " ".join(p.read_text(encoding="utf-8").split())
+def _paper_text(): return paper_text("003")
 
 
-def _found(part: str, text: str) -> bool:
-    "A quoted fragment is in the paper's text, up to its doubled math (the text renders 'AMRE' as 'AMREAMRE', 'w' as 'ww', '68%' as '68%68\\%')."
-    norm = lambda s: re.sub(r"[^a-z]+", "", s.lower())
-    words = [w for w in re.split(r"\b(?:w|eps)\b|\d+(?:\.\d+)?%", part) if norm(w)]
-    nt = norm(text)
-    return all(norm(w) in nt for w in words)
 
 
 def test_pbd_rows_not_reproduced_give_causes():
     "Every row of 003 that is not reproduced names its cause, a kind of CAUSES with its evidence (fd6f15c's table has no cause column)."
     t = _pbd()
-    bad = t[(t.verdict != "reproduced") & (t.cause.str.strip() == "")]
-    assert bad.empty, f"rows not reproduced without a cause: {bad.claim.tolist()}"
-    for c in t.cause[t.cause != ""]: ex.check_cause(c)
+    assert_causes(t)
 
 
 def test_pbd_rows_quote_the_paper():
@@ -48,7 +33,7 @@ def test_pbd_rows_quote_the_paper():
     if text is None: return
     for q in quoted:
         for part in q.split(" ... "):
-            assert _found(part, text), f"not in the paper: {part!r}"
+            assert quote_found(part, text), f"not in the paper: {part!r}"
 
 
 def test_pbd_pba_vs_ba_is_judged_in_its_setting_with_the_authors_variants_beside():

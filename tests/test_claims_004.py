@@ -3,28 +3,18 @@ Outpatient "32-fold" sentence, and gives every row not reproduced a cause with i
 the row-swap erratum; the truncation factors: the authors' own code's Fig. 4 re-run). Fails on fd6f15c's table: no cause
 column, one "32x" row judged against PeGaSus only."""
 import re
-from pathlib import Path
 
 import pytest
 
-from wevent_nb import experiments as ex
-from wevent_nb.experiments import read_claims
-
-ROOT = Path(__file__).resolve().parents[1]
-DELAY = ROOT / "claims" / "004_delay"
+from claims_support import assert_causes, committed_table, paper_text, quote_found
 
 
-def _delay():
-    t = read_claims(DELAY)
-    assert {"origin", "setting", "cause"} <= set(t.columns), "claims/004_delay must be the table regenerated with origin, setting and cause"
-    return t
+def _delay(): return committed_table("004_delay")
 
 
 def test_delay_rows_not_reproduced_give_a_valid_cause():
     t = _delay()
-    bad = t[(t.verdict != "reproduced") & (t.cause.str.strip() == "")]
-    assert bad.empty, f"rows not reproduced without a cause: {bad.claim.tolist()}"
-    for c in t.cause[t.cause != ""]: ex.check_cause(c)
+    assert_causes(t)
 
 
 def test_delay_outpatient_32_fold_judged_against_both_pegasus_and_naive():
@@ -44,18 +34,11 @@ def test_delay_bucorder_and_truncation_rows_name_their_cause():
     assert len(ours) == 6 and (ours.origin == "ours").all()
 
 
-def _found(part: str, text: str) -> bool:
-    "A quoted fragment is in the paper, up to the paper's LaTeX and typography ($\\epsilon$ for eps, x for the times sign, ...)."
-    norm = lambda s: re.sub(r"[^a-z0-9]+", "", re.sub(r"\$[^$]*\$|\*\*", "", s.lower().replace("ï", "i").replace("×", "x")).replace("ϵ", ""))
-    words = [w for w in re.split(r"\b(?:eps|w|x)\b", part) if w.strip()]
-    nt = norm(text)
-    return all(norm(w) in nt for w in words)
 
 
 def test_delay_rows_quote_the_paper():
-    paper_text = next((ROOT.parent / "shared" / "papers").glob("004_*.txt"), None)
-    if paper_text is None: pytest.skip("the paper's text (../shared/papers/004_*.txt) is not here")
-    text = " ".join(paper_text.read_text(encoding="utf-8").split())
+    text = paper_text("004")
+    if text is None: pytest.skip("the paper's text (../shared/papers/004_*.txt) is not here")
     t = _delay()
     quoted = 0
     for col in ("claim", "paper says"):
@@ -63,5 +46,5 @@ def test_delay_rows_quote_the_paper():
             for q in re.findall(r'"([^"]{20,})"', says):
                 quoted += 1
                 for part in q.split(" ... "):
-                    assert _found(part, text), f"not in the paper: {part!r}"
+                    assert quote_found(part, text), f"not in the paper: {part!r}"
     assert quoted >= 10

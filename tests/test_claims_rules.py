@@ -11,6 +11,7 @@ import pytest
 
 from wevent_nb import experiments as ex
 from wevent_nb.experiments import claim_cells, claim_counts, claim_number, claim_sign, claims_table, read_claims, write_claims
+from claims_support import assert_causes, committed_table, paper_text, quote_found
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -103,10 +104,7 @@ def test_old_tables_load_without_the_new_columns(tmp_path):
 CAPP = ROOT / "claims" / "002_capp.csv"
 
 
-def _capp():
-    t = read_claims(CAPP)
-    assert {"origin", "setting", "cause"} <= set(t.columns), "claims/002_capp must be the table regenerated with origin, setting and cause"
-    return t
+def _capp(): return committed_table("002_capp")
 
 
 def test_capp_table_i_against_a_mean_of_100_runs():
@@ -124,9 +122,7 @@ def test_capp_table_i_against_a_mean_of_100_runs():
 
 def test_capp_rows_quote_the_paper_and_give_causes():
     t = _capp()
-    bad = t[(t.verdict != "reproduced") & (t.cause.str.strip() == "")]
-    assert bad.empty, f"rows not reproduced without a cause: {bad.claim.tolist()}"
-    for c in t.cause[t.cause != ""]: ex.check_cause(c)
+    assert_causes(t)
     sw = t[t.claim == "Fig. 9: SW is superior to all other randomizers (MSE)"].iloc[0]
     assert "superior performance compared to all other mechanisms" in sw["paper says"] and sw.origin == "paper"
     assert sw.verdict == "reproduced", sw.why
@@ -134,19 +130,21 @@ def test_capp_rows_quote_the_paper_and_give_causes():
     assert far.origin == "ours"
     fig8 = t[t.claim.str.startswith("Fig. 8")]
     assert len(fig8) and (fig8.setting == "stand-in").all()
-    paper_text = next((ROOT.parent / "shared" / "papers").glob("002_*.txt"), None)
-    if paper_text is not None:
-        lines = paper_text.read_text(encoding="utf-8").splitlines()     # a page break puts footnotes and captions inside a sentence
-        text = " ".join(" ".join(l for l in lines if not re.match(r"\s*(<sup>|Fig\. \d+:)", l)).split())
+    text = paper_text("002", drop=r"\s*(<sup>|Fig\. \d+:)")          # a page break puts footnotes and captions inside a sentence
+    if text is not None:
         for says in t["paper says"]:
             for q in re.findall(r'"([^"]{20,})"', says):
                 for part in q.split(" ... "):
-                    assert _found(part, text), f"not in the paper: {part!r}"
+                    assert quote_found(part, text), f"not in the paper: {part!r}"
 
 
-def _found(part: str, text: str) -> bool:
-    "A quoted fragment is in the paper, up to the paper's LaTeX ($\\epsilon$ for eps, $w$ for w, $-1$ for -1, ...)."
-    norm = lambda s: re.sub(r"[^a-z]+", "", re.sub(r"\$[^$]*\$", "", s.lower()))
-    words = [w for w in re.split(r"\b(?:eps|delta|w|q)\b", part) if w.strip()]
-    nt = norm(text)
-    return all(norm(w) in nt for w in words)
+
+
+def test_quote_found_rejects_what_the_paper_does_not_say():
+    "The shared quote check can fail: a sentence the paper has is found, the same sentence with one word changed is not."
+    text = paper_text("004")
+    if text is None: pytest.skip("the paper's text (../shared/papers/004_*.txt) is not here")
+    words = text.split()
+    said = " ".join(words[200:212])
+    assert quote_found(said, text)
+    assert not quote_found(said + " zebra", text) and not quote_found("the mechanism is not private at all on streams", text)
