@@ -37,13 +37,19 @@ def has_parameters_cell(path) -> bool:
 def _match(path, paper):
     return paper is None or paper.lower() in Path(path).stem.lower() or paper == paper_id(path)
 
+def _report_of_paper(p: Path, allnb: list) -> bool:
+    "A paper's report is its `1N_<paper>_repro.ipynb` (grids, figures, claims); a paper notebook without one is its own report."
+    if paper_id(p) is None: return False
+    if p.stem.endswith("_repro"): return True
+    return not any(q.stem.endswith("_repro") and paper_id(q) == paper_id(p) for q in allnb)
+
 def find_notebooks(nbs_dir="nbs", paper: str | None = None, foundation: bool = False) -> list[Path]:
-    "Report notebooks: the paper notebooks and the cross-paper ones with a parameters cell (all foundation notebooks with one if no paper notebook exists, or with `foundation`)."
+    "Report notebooks: each paper's reproduction notebook and the cross-paper ones with a parameters cell (all foundation notebooks with one if no paper notebook exists, or with `foundation`)."
     nbs_dir = Path(nbs_dir)
     if not nbs_dir.is_dir(): raise FileNotFoundError(f"notebooks dir {str(nbs_dir)!r} does not exist (run from the project root or pass --notebooks-dir)")
     allnb = sorted(p for p in nbs_dir.glob("[0-9][0-9]_*.ipynb"))
     cross = [p for p in allnb if CROSS_PAPER_RE.match(p.name) and has_parameters_cell(p)]
-    papers = [p for p in allnb if paper_id(p) is not None] + cross
+    papers = [p for p in allnb if _report_of_paper(p, allnb)] + cross
     found = [p for p in allnb if paper_id(p) is None and p not in cross and has_parameters_cell(p)]
     chosen = papers + found if foundation or not papers else papers
     return [p for p in chosen if _match(p, paper)]
