@@ -1,4 +1,4 @@
-"""Li, Qin, Ren, Gong, Feng, Hong and Wang, *Delay-allowed Differentially Private Data Stream Release* (NDSS 2025): event-level DP with a release delay of *w* timestamps, group-based post-processing (PeGaSus, continuous and discontinuous grouping), order-based methods (CompOrder, BucOrder) and sensitivity truncation, derived, implemented, checked and reproduced.
+"""Li, Qin, Ren, Gong, Feng, Hong and Wang, *Delay-allowed Differentially Private Data Stream Release* (NDSS 2025): event-level DP with a release delay of *w* timestamps, group-based post-processing (PeGaSus, continuous and discontinuous grouping), order-based methods (CompOrder, BucOrder) and sensitivity truncation, derived, implemented and checked; reproduced in [14_delay_repro](14_delay_repro.ipynb).
 
 Docs: https://wevent-nb.github.io/wevent_nb/delay.html.md"""
 
@@ -501,7 +501,7 @@ DELAY_PARAMS = {
                  "integer >= 1 (check_w). Required, no default."),
     "theta": ("float", "The grouping SVT's threshold theta, in the data's units. A finite real number (ValueError "
                        "otherwise). Default 3.0: the paper's theta = 3 (Section VII, Figs. 2-3; Figs. 7-10 vary it; "
-                       'section "Reproduction (Section VII)").'),
+                       'section "Reproduction (Section VII)" of 14_delay_repro).'),
     "truncation": ("bool", "Sensitivity truncation (Section VI): every interval-th batch re-selects tau by report noisy "
                            "max (Eq. 3) with eps_s = eps_p/2 of that batch's release budget, and the noise then uses "
                            "Delta_s = tau and the statistics min(x, tau). True or False (numpy booleans accepted; "
@@ -975,7 +975,7 @@ class BucOrder(DelayMechanism):
         m : float
             The bucket width, in the data's units: GRR assigns each value one of n_b = ceil(|d|/m) buckets over the
             public domain. A finite real > 0 (check_positive). Default 100.0: the paper's m = 100 (Section VII;
-            10,000 on Outpatient; Fig. 6 varies it; section "Reproduction (Section VII)").
+            10,000 on Outpatient; Fig. 6 varies it; section "Reproduction (Section VII)" of 14_delay_repro).
         bucket_clip : str
             "mean", each bucket's noisy mean clipped to the bucket's range (Algorithm 5), or "monotone_sums", the
             authors' code: bucket sums made non-decreasing across adjacent filled buckets, then clipped to
