@@ -524,66 +524,13 @@ DELAY_PARAMS = {
                                     '(section "Setting: event-level DP with a delay (Section III)").'),
 }
 
-# %% ../nbs/14_delay.ipynb #62f628e1
+# %% ../nbs/14_delay.ipynb #51c904c0
 DELAY_NOISE_ROLES = {"_release_noise": ("release", 1.0), "_rnm_noise": ("rnm", 1.0),
                      "_svt_threshold_noise": ("svt_threshold", 1.0), "_svt_query_noise": ("svt_query", 1.0)}
 
-@param_docs(DELAY_PARAMS)
-class DelayMechanism(Mechanism):
-    "Event-level DP release of a ScalarStream after a delay w: batches of w values, optional sensitivity truncation, per-event ledger."
-    paper, stream_kind, online = DELAY_PAPER, "scalar", True
-    eps_g_default: ClassVar[float] = 0.0      # eps_g / eps (the authors' code's split: the paper leaves it open)
-    realtime: ClassVar[bool] = False          # released at arrival (no batching) when not truncating
-    noise_roles: ClassVar[dict] = DELAY_NOISE_ROLES
-    svt_reach: ClassVar[int] = 0              # later batches whose draws can still involve an event (CompOrder: 1)
-    unit_draws: ClassVar[bool] = False        # draws Laplace units through a BatchDraws (from a generator that must see each draw: one batch at a time)
-    buffers: ClassVar[dict] = {"_z": 0.0, "_est": np.nan}   # per-timestamp arrays (online: the open batch and the history it reads) and their blank
-    info_keys = {"release_time": (PUBLIC, "when each value is released: the schedule"), "delay": (PUBLIC, "release time minus arrival: the schedule"),
-                 "batch_end": (PUBLIC, "each value's batch end: the schedule"), "batch": (PUBLIC, "the latest batch: the schedule"),
-                 "delta": (PUBLIC, "the sensitivity a batch used: the public domain, or tau chosen by the booked selection (eps_s)"),
-                 "eps_g": (PUBLIC, "the grouping/ordering budget: booked"), "eps_s": (PUBLIC, "the tau selection's budget: booked"),
-                 "eps_p": (PUBLIC, "the release budget: booked"),
-                 "groups_per_batch": (PUBLIC, "groups per batch: the booked grouping's output, visible as equal releases"),
-                 "bucket": (PUBLIC, "each value's GRR bucket: GRR's output, booked at eps_g"),
-                 "n_b": (PUBLIC, "buckets over the public domain"), "p_keep": (PUBLIC, "GRR's keep probability: a function of eps_g")}
-
-    def __init__(self, eps, w, truncation=False, interval=5, tau_step=5.0, clip_output=False, eps_g_frac=None):
-        """The parameters every delay method shares (Naive uses this constructor as it is; section "The methods")."""
-        super().__init__(eps, w)
-        if not isinstance(truncation, (bool, np.bool_)): raise ValueError(f"truncation={truncation!r} is not allowed: truncation must be True or False")
-        if not isinstance(clip_output, (bool, np.bool_)): raise ValueError(f"clip_output={clip_output!r} is not allowed: clip_output must be True or False")
-        self.truncation, self.clip_output = bool(truncation), bool(clip_output)
-        self.interval = check_int(interval, "interval", minimum=1)
-        self.tau_step = check_positive(tau_step, "tau_step")
-        f = self.eps_g_default if eps_g_frac is None else eps_g_frac
-        self.eps_g_frac = 0.0 if self.eps_g_default == 0 and eps_g_frac is None else check_fraction(f, "eps_g_frac")
-        self.eps_g, self.eps_p = self.eps_g_frac * self.eps, (1 - self.eps_g_frac) * self.eps
-
-    @property
-    def params(self) -> dict:
-        return {**super().params, "truncation": self.truncation, "interval": self.interval, "tau_step": self.tau_step,
-                "clip_output": self.clip_output, "eps_g_frac": self.eps_g_frac}
-
-    @property
-    def svt_costs(self) -> tuple:
-        "(a, q): an event's SVT cost is a * sens / threshold scale + q * sens / query scale (Sec. V's accounting)."
-        return (0.0, 0.0)
-
-    @property
-    def batch_len(self) -> int: return 1 if (self.realtime and not self.truncation) else self.w
-
-    @property
-    def history(self) -> int:
-        "Timestamps before a batch that processing it reads (CompOrder: w)."
-        return 0
-
-    def _shares(self, b) -> np.ndarray:
-        "The eps each event of batches b spends (rows: grouping/ordering, tau selection, release; one column per batch)."
-        b = np.asarray(b)
-        es = np.where(self.truncation & (b % self.interval == 0), self.eps_p / 2, 0.0)
-        return np.stack([np.full(b.shape, self.eps_g), es, self.eps_p - es])
-
-    # --- step-wise form -------------------------------------------------------------------------------------------
+# %% ../nbs/14_delay.ipynb #2cd9ef7c
+class _DelayStepwise:
+    "DelayMechanism's step-wise form: start a run (T=None: online), take one value per step, book and roll an online batch."
     def start(self, T, d=1, rng=None, lo=None, hi=None):
         "Begin a step-wise run over T timestamps of a stream with public domain [lo, hi] (T=None: an online run with no end); returns self."
         if T is not None: T = check_int(T, "T", minimum=1)
@@ -647,6 +594,9 @@ class DelayMechanism(Mechanism):
             a = getattr(self, name); a[:-s] = a[s:]; a[-s:] = blank
         self._off += s
 
+# %% ../nbs/14_delay.ipynb #15faad7b
+class _DelaySchedule:
+    "DelayMechanism's release schedule: which timestamps a step releases, when each value is released, its output (clipped on request)."
     def _released_at(self, s):
         "The timestamps released at step s and their values."
         ts = self._due(s)
@@ -667,15 +617,9 @@ class DelayMechanism(Mechanism):
         x = z + self._lo
         return np.clip(x, self._lo, self._hi) if self.clip_output else x
 
-    # --- batches --------------------------------------------------------------------------------------------------
-    def _block_view(self, b0, b1):
-        L = self.batch_len
-        T = b1 * L if self._T is None else self._T       # online batches are whole
-        idx = np.arange(b0 * L, b1 * L)
-        mask = (idx < T).reshape(b1 - b0, L)
-        Z = np.where(mask, self._z[np.minimum(idx, T - 1) - self._off].reshape(b1 - b0, L), 0.0)
-        return Z, mask
-
+# %% ../nbs/14_delay.ipynb #e52c21ce
+class _DelayDraws:
+    "DelayMechanism's draws: each batch's sensitivity and its draws taken ahead in the step-wise order, the chunks a run is cut into."
     def _prepare(self, Z, mask, b0):
         "Per batch its sensitivity (tau or the domain size) and eps_s, and its draws taken ahead, all in the step-wise order: a tau update's report noisy max, then the draws of the batches up to the next update."
         nb = len(Z)
@@ -701,11 +645,6 @@ class DelayMechanism(Mechanism):
         "The BatchDraws of batches b0.. (rows of mask): the units taken ahead, or the generator itself."
         return BatchDraws(self._rng, self._draw_counts(b0, mask), None if ahead is None else ahead[0])
 
-    def _blocks(self, b0, b1):
-        "Process batches b0..b1-1: in chunks, each vectorised across its batches and drawing what the batches draw one by one, in that order."
-        for c0, c1 in self._chunks(b0, b1): self._chunk(c0, c1)
-        self._done = b1
-
     def _draw_counts(self, b0, mask) -> np.ndarray:
         "The Laplace draws each batch of a chunk makes through its BatchDraws (fixed by the batch's length, never by the data)."
         return np.zeros(mask.shape[0], np.int64)
@@ -717,6 +656,22 @@ class DelayMechanism(Mechanism):
             per = int(self._draw_counts(0, np.ones((1, self.batch_len), bool))[0]) + 1
             cut = np.r_[np.arange(b0, b1, max(1, (1 << 21) // per)), b1]
         return zip(cut[:-1].tolist(), cut[1:].tolist())
+
+# %% ../nbs/14_delay.ipynb #5ddfe62c
+class _DelayBatches:
+    "DelayMechanism's batches: a block's view of the stream, processed chunk by chunk through the method's `_process`, and its diagnostics."
+    def _block_view(self, b0, b1):
+        L = self.batch_len
+        T = b1 * L if self._T is None else self._T       # online batches are whole
+        idx = np.arange(b0 * L, b1 * L)
+        mask = (idx < T).reshape(b1 - b0, L)
+        Z = np.where(mask, self._z[np.minimum(idx, T - 1) - self._off].reshape(b1 - b0, L), 0.0)
+        return Z, mask
+
+    def _blocks(self, b0, b1):
+        "Process batches b0..b1-1: in chunks, each vectorised across its batches and drawing what the batches draw one by one, in that order."
+        for c0, c1 in self._chunks(b0, b1): self._chunk(c0, c1)
+        self._done = b1
 
     def _chunk(self, b0, b1):
         "Process batches b0..b1-1 at once (vectorised across batches)."
@@ -744,6 +699,9 @@ class DelayMechanism(Mechanism):
         "Release of a block of batches (rows of Y, truncated values; ahead: their draws taken ahead): the method's grouping/ordering, noise and post-processing."
         raise NotImplementedError
 
+# %% ../nbs/14_delay.ipynb #12bc24a6
+class _DelayRelease:
+    "DelayMechanism's Release of a step-wise run: the per-event ledger of every batch's shares and the public info."
     def finish(self) -> Release:
         "The Release of a step-wise run (all T steps must have been made)."
         if self._T is None: raise RuntimeError(f"{type(self).__name__} is running online (start(None, ...)): an online run has no end; "
@@ -764,6 +722,62 @@ class DelayMechanism(Mechanism):
 
     def _extra_info(self) -> dict: return {}
 
+# %% ../nbs/14_delay.ipynb #62f628e1
+@param_docs(DELAY_PARAMS)
+class DelayMechanism(_DelayStepwise, _DelaySchedule, _DelayBatches, _DelayDraws, _DelayRelease, Mechanism):
+    "Event-level DP release of a ScalarStream after a delay w: batches of w values, optional sensitivity truncation, per-event ledger."
+    paper, stream_kind, online = DELAY_PAPER, "scalar", True
+    eps_g_default: ClassVar[float] = 0.0      # eps_g / eps (the authors' code's split: the paper leaves it open)
+    realtime: ClassVar[bool] = False          # released at arrival (no batching) when not truncating
+    noise_roles: ClassVar[dict] = DELAY_NOISE_ROLES
+    svt_reach: ClassVar[int] = 0              # later batches whose draws can still involve an event (CompOrder: 1)
+    unit_draws: ClassVar[bool] = False        # draws Laplace units through a BatchDraws (from a generator that must see each draw: one batch at a time)
+    buffers: ClassVar[dict] = {"_z": 0.0, "_est": np.nan}   # per-timestamp arrays (online: the open batch and the history it reads) and their blank
+    info_keys = {"release_time": (PUBLIC, "when each value is released: the schedule"), "delay": (PUBLIC, "release time minus arrival: the schedule"),
+                 "batch_end": (PUBLIC, "each value's batch end: the schedule"), "batch": (PUBLIC, "the latest batch: the schedule"),
+                 "delta": (PUBLIC, "the sensitivity a batch used: the public domain, or tau chosen by the booked selection (eps_s)"),
+                 "eps_g": (PUBLIC, "the grouping/ordering budget: booked"), "eps_s": (PUBLIC, "the tau selection's budget: booked"),
+                 "eps_p": (PUBLIC, "the release budget: booked"),
+                 "groups_per_batch": (PUBLIC, "groups per batch: the booked grouping's output, visible as equal releases"),
+                 "bucket": (PUBLIC, "each value's GRR bucket: GRR's output, booked at eps_g"),
+                 "n_b": (PUBLIC, "buckets over the public domain"), "p_keep": (PUBLIC, "GRR's keep probability: a function of eps_g")}
+
+    def __init__(self, eps, w, truncation=False, interval=5, tau_step=5.0, clip_output=False, eps_g_frac=None):
+        """The parameters every delay method shares (Naive uses this constructor as it is; section "The methods")."""
+        super().__init__(eps, w)
+        if not isinstance(truncation, (bool, np.bool_)): raise ValueError(f"truncation={truncation!r} is not allowed: truncation must be True or False")
+        if not isinstance(clip_output, (bool, np.bool_)): raise ValueError(f"clip_output={clip_output!r} is not allowed: clip_output must be True or False")
+        self.truncation, self.clip_output = bool(truncation), bool(clip_output)
+        self.interval = check_int(interval, "interval", minimum=1)
+        self.tau_step = check_positive(tau_step, "tau_step")
+        f = self.eps_g_default if eps_g_frac is None else eps_g_frac
+        self.eps_g_frac = 0.0 if self.eps_g_default == 0 and eps_g_frac is None else check_fraction(f, "eps_g_frac")
+        self.eps_g, self.eps_p = self.eps_g_frac * self.eps, (1 - self.eps_g_frac) * self.eps
+
+    @property
+    def params(self) -> dict:
+        return {**super().params, "truncation": self.truncation, "interval": self.interval, "tau_step": self.tau_step,
+                "clip_output": self.clip_output, "eps_g_frac": self.eps_g_frac}
+
+    @property
+    def svt_costs(self) -> tuple:
+        "(a, q): an event's SVT cost is a * sens / threshold scale + q * sens / query scale (Sec. V's accounting)."
+        return (0.0, 0.0)
+
+    @property
+    def batch_len(self) -> int: return 1 if (self.realtime and not self.truncation) else self.w
+
+    @property
+    def history(self) -> int:
+        "Timestamps before a batch that processing it reads (CompOrder: w)."
+        return 0
+
+    def _shares(self, b) -> np.ndarray:
+        "The eps each event of batches b spends (rows: grouping/ordering, tau selection, release; one column per batch)."
+        b = np.asarray(b)
+        es = np.where(self.truncation & (b % self.interval == 0), self.eps_p / 2, 0.0)
+        return np.stack([np.full(b.shape, self.eps_g), es, self.eps_p - es])
+
     def run(self, stream, rng=None) -> Release:
         "Process a whole ScalarStream, batches at once (vectorised across batches), drawing what the step-wise form draws: the same release."
         s = self.check_stream(stream)
@@ -771,7 +785,6 @@ class DelayMechanism(Mechanism):
         self._z[:] = s.values - s.lo; self._t = s.T
         self._blocks(0, -(-s.T // self.batch_len))
         return self.finish()
-
 
 # %% ../nbs/14_delay.ipynb #a7c44642
 @register
@@ -864,6 +877,7 @@ class _Grouped(DelayMechanism):
         return out
     def _extra_info(self) -> dict: return {"groups_per_batch": np.concatenate(self._log["groups_per_batch"])}
 
+# %% ../nbs/14_delay.ipynb #4a4ae853
 @register
 @param_docs(DELAY_PARAMS)
 class ContinReduce(_Grouped):
@@ -915,6 +929,7 @@ class PeGaSusDelay(ContinPP):
     name = "PeGaSus_Delay"
     summary = "PeGaSus's grouper, each group averaged as a whole at the batch end (= Contin_pp)"
 
+# %% ../nbs/14_delay.ipynb #9ecb2c4a
 @register
 @param_docs(DELAY_PARAMS)
 class DiscontinReduce(_Grouped):
