@@ -482,7 +482,7 @@ BUCKET_CLIPS = ("mean", "monotone_sums")   # Algorithm 5's post-processing: the 
 def bucorder_release(Y, mask, m, n_b, d, eps_g, eps_p, sens, rng, clip="mean", ahead=None):
     """Algorithm 5 on every row (batch): GRR buckets, Laplace on each bucket's sum, then `clip`: "mean", each mean clipped to
     its bucket's range (the paper), or "monotone_sums", the authors' code (sums raised to their lower neighbour's, then clipped); drawn batch after batch
-    (`bucorder_draws`, or `ahead`: those draws taken before)."""
+    (bucorder_draws, or `ahead`: those draws taken before)."""
     if clip not in BUCKET_CLIPS: raise ValueError(f"clip={clip!r} is not allowed: one of {BUCKET_CLIPS}")
     Y, mask = np.asarray(Y, float), np.asarray(mask, bool)
     nb, w = Y.shape
