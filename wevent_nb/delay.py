@@ -1,4 +1,4 @@
-"""Li, Qin, Ren, Gong, Feng, Hong and Wang, *Delay-allowed Differentially Private Data Stream Release* (NDSS 2025): event-level DP with a release delay of *w* timestamps, group-based post-processing (PeGaSus, continuous and discontinuous grouping), order-based methods (CompOrder, BucOrder) and sensitivity truncation, derived, implemented, checked and reproduced.
+"""Li, Qin, Ren, Gong, Feng, Hong and Wang, *Delay-allowed Differentially Private Data Stream Release* (NDSS 2025): event-level DP with a release delay of *w* timestamps, group-based post-processing (PeGaSus, continuous and discontinuous grouping), order-based methods (CompOrder, BucOrder) and sensitivity truncation, derived, implemented and checked; reproduced in [14_delay_repro](14_delay_repro.ipynb).
 
 Docs: https://wevent-nb.github.io/wevent_nb/delay.html.md"""
 
@@ -10,23 +10,23 @@ import math
 from typing import ClassVar
 import numpy as np
 from .core import (PUBLIC, SECRET, Mechanism, Release, Ledger, RollingLedger, ScalarStream, HistogramStream, NoiseRecorder, register, as_rng,
-                            check_eps, check_positive, check_bool, check_w, check_int, check_fraction, check_in_range, NoiseNotBooked, REL_TOL)
+                            check_eps, check_positive, check_bool, check_w, check_int, check_fraction, check_in_range, NoiseNotBooked, REL_TOL,
+                            param_docs)
 from .baselines import PeGaSus
 from .validation import check_choice
 from .engine import njit, pairwise_sum, lap, Port, NO_PORT, NO_RNG, _port_laplace
 
 # %% auto #0
-__all__ = ['DELAY_PAPER', 'GROUPING_SITES', 'DISCONTIN_THRESHOLDS', 'BUCKET_CLIPS', 'DELAY_PARAMS', 'DELAY_NOISE_ROLES', 'dev',
-           'improvement_threshold', 'truncation_quality', 'tau_candidates', 'select_tau', 'BatchDraws', 'as_draws',
-           'continuous_grouping', 'group_deviations', 'discontinuous_grouping', 'release_groups', 'comporder_pairs',
-           'comporder_bits', 'comporder_postprocess', 'grr_buckets', 'bucket_of', 'bucorder_draws', 'bucorder_release',
-           'DelayMechanism', 'Naive', 'AdaPubEvent', 'ConstantMid', 'ContinReduce', 'ContinPP', 'PeGaSusDelay',
-           'DiscontinReduce', 'DiscontinPP', 'BucOrder', 'CompOrder', 'PeGaSusEvent', 'DiscontinHalfNoise',
-           'CompOrderHalfQuery', 'delay_noise_spends', 'check_delay_noise']
+__all__ = ['DISCONTIN_THRESHOLDS', 'BUCKET_CLIPS', 'dev', 'improvement_threshold', 'truncation_quality', 'tau_candidates',
+           'select_tau', 'continuous_grouping', 'discontinuous_grouping', 'release_groups', 'comporder_bits',
+           'comporder_postprocess', 'grr_buckets', 'bucorder_release', 'DelayMechanism', 'Naive', 'AdaPubEvent',
+           'ConstantMid', 'ContinReduce', 'ContinPP', 'PeGaSusDelay', 'DiscontinReduce', 'DiscontinPP', 'BucOrder',
+           'CompOrder', 'PeGaSusEvent', 'check_delay_noise']
 
-# %% ../nbs/14_delay.ipynb #63a2d88a
+# %% ../nbs/14_delay.ipynb #1a854501
 DELAY_PAPER = "Li et al., Delay-allowed DP data stream release, NDSS 2025 (paper 004)"
 
+# %% ../nbs/14_delay.ipynb #63a2d88a
 def dev(values, axis=-1, where=None) -> np.ndarray:
     "Eq. (1): the sum of absolute deviations from the group mean (over `axis`, members where `where`)."
     v = np.asarray(values, float)
@@ -56,11 +56,16 @@ def truncation_quality(samples, taus, eps_p, d) -> np.ndarray:
         out[r] = (math.sqrt(2) * M * (d - taus) / eps_p - loss) / (M * d)
     return out
 
+# %% ../nbs/14_delay.ipynb #be4240a1
 def tau_candidates(d, step=5.0) -> np.ndarray:
     "The public candidate thresholds step, 2 step, ... up to the domain size d (d itself included)."
     k = np.arange(1, int(d // step) + 1) * float(step)
     return k if k.size and k[-1] >= d else np.append(k, float(d))
 
+# %% ../nbs/14_delay.ipynb #9dd7f6c1
+def _rnm_noise(rng, scale, shape): return rng.laplace(0.0, scale, shape)
+
+# %% ../nbs/14_delay.ipynb #59f30a72
 def select_tau(samples, taus, eps_p, eps_s, d, rng, top=64, tau_min=None) -> np.ndarray:
     "Report noisy max (Laplace 1/eps_s per candidate, as Sec. VI prints it) over Eq. (3), one threshold per row of `samples` (exact; see below); tau_min: the smallest candidate, if known."
     S, taus = np.atleast_2d(np.asarray(samples, float)), np.asarray(taus, float)
@@ -83,8 +88,6 @@ def select_tau(samples, taus, eps_p, eps_s, d, rng, top=64, tau_min=None) -> np.
         noise[pos] = score - truncation_quality(S[r:r + 1], taus[pos], eps_p, d)[0]
         out[r] = taus[np.argmax(truncation_quality(S[r:r + 1], taus, eps_p, d)[0] + noise)]
     return out
-
-def _rnm_noise(rng, scale, shape): return rng.laplace(0.0, scale, shape)
 
 # %% ../nbs/14_delay.ipynb #b7c8b561
 class BatchDraws:
@@ -135,12 +138,14 @@ def as_draws(rng) -> BatchDraws:
     "A BatchDraws, or a generator wrapped to draw where the draws are used."
     return rng if isinstance(rng, BatchDraws) else BatchDraws(rng)
 
-
-# %% ../nbs/14_delay.ipynb #705b00e6
+# %% ../nbs/14_delay.ipynb #93a7be09
 def _svt_threshold_noise(rng, scale, size): return rng.laplace(0.0, scale, size)
+
 def _svt_query_noise(rng, scale, size): return rng.laplace(0.0, scale, size)
+
 GROUPING_SITES = ("_svt_threshold_noise", "_svt_query_noise")    # the draw sites of the grouping kernels (their noise roles)
 
+# %% ../nbs/14_delay.ipynb #01d18b5b
 @njit(cache=True)
 def _draw_into(z, n, units, nxt, r, rng, pid, scale, site):
     "n draws of Laplace(scale) into z[:n] for batch r: its next units taken ahead (units.size > 0), else from rng (pid < 0) or through port pid."
@@ -154,12 +159,14 @@ def _draw_into(z, n, units, nxt, r, rng, pid, scale, site):
         zz = _port_laplace(pid, scale, n, site)
         for j in range(n): z[j] = zz[j]
 
+# %% ../nbs/14_delay.ipynb #78b33991
 def _grouping_kernel_draws(draws, sites=GROUPING_SITES):
     "What a grouping kernel draws from: (units, next unit per batch, generator, port) -- the units taken ahead, a plain Generator drawn in compiled code, or a port to any other generator (a NoiseRecorder, ZeroNoise)."
     if draws.units is not None: return draws.units, draws.next, NO_RNG, None
     if type(draws.rng) is np.random.Generator: return np.zeros(0), np.zeros(1, np.int64), draws.rng, None
     return np.zeros(0), np.zeros(1, np.int64), NO_RNG, Port(draws.rng, sites)
 
+# %% ../nbs/14_delay.ipynb #6b012fde
 @njit(cache=True)
 def _continuous_grouping(Y, mask, theta, b_thr, b_q, units, nxt, rng, pid):
     "Algorithm 6 (see continuous_grouping): position after position, over every batch; at each position the tests (in batch order), then the new groups' thresholds."
@@ -188,6 +195,7 @@ def _continuous_grouping(Y, mask, theta, b_thr, b_q, units, nxt, rng, pid):
             lab[r, k] = ng[r]; ng[r] += 1; gstart[r] = k; is_open[r] = True
     return lab
 
+# %% ../nbs/14_delay.ipynb #705b00e6
 def continuous_grouping(Y, mask, eps_g, theta, sens, rng, dev_sens_factor=2.0) -> np.ndarray:
     "Algorithm 6 on every row (batch) of Y: group labels (-1 outside `mask`); one SVT instance (c = 1) per group; one draw per value (its threshold or its test)."
     Y, mask, draws = np.ascontiguousarray(Y, float), np.ascontiguousarray(mask, bool), as_draws(rng)
@@ -197,7 +205,7 @@ def continuous_grouping(Y, mask, eps_g, theta, sens, rng, dev_sens_factor=2.0) -
     if port is None: return _continuous_grouping(Y, mask, float(theta), b_thr, b_q, units, nxt, g, NO_PORT)
     with port as pid: return _continuous_grouping(Y, mask, float(theta), b_thr, b_q, units, nxt, g, pid)
 
-# %% ../nbs/14_delay.ipynb #b3ec17b6
+# %% ../nbs/14_delay.ipynb #1c469298
 def group_deviations(Y, lab, m) -> np.ndarray:
     "Eq. (1)'s sums for every group of every row at once, around given means: out[r, j] = sum of |Y[r, u] - m[r, j]| over the u with lab[r, u] = j (-1: no group)."
     nr, G = m.shape
@@ -207,8 +215,7 @@ def group_deviations(Y, lab, m) -> np.ndarray:
     if not inside.all(): cell, dist = cell[inside], dist[inside]
     return np.bincount(cell.ravel(), dist.ravel(), nr * G).reshape(nr, G)
 
-DISCONTIN_THRESHOLDS = ("per_group", "per_test")   # Algorithm 2's threshold: one noisy theta per group (the paper), |G| theta + fresh noise per judgement (the authors' code)
-
+# %% ../nbs/14_delay.ipynb #ebaca382
 @njit(cache=True)
 def _discontinuous_grouping(Y, mask, theta, b_thr, b_q, per_test, units, nxt, rng, pid):
     "Algorithm 2 (see discontinuous_grouping): position after position, over every batch; at position k the k tests of every batch (in batch order; per_test: each with its threshold), then (per group) a threshold for every batch."
@@ -245,6 +252,9 @@ def _discontinuous_grouping(Y, mask, theta, b_thr, b_q, per_test, units, nxt, rn
             gsum[r, where[r]] += Y[r, k]; gcnt[r, where[r]] += 1
     return lab
 
+# %% ../nbs/14_delay.ipynb #b3ec17b6
+DISCONTIN_THRESHOLDS = ("per_group", "per_test")   # Algorithm 2's threshold: one noisy theta per group (the paper), |G| theta + fresh noise per judgement (the authors' code)
+
 def discontinuous_grouping(Y, mask, eps_g, theta, sens, w, rng, threshold="per_group") -> np.ndarray:
     "Algorithm 2 on every row (batch) of Y: first fit over the open groups, each judgement an SVT at eps_g/(2w-1); at position k, k + 1 draws (threshold='per_group') or 2k (per_test: each test's own threshold)."
     if threshold not in DISCONTIN_THRESHOLDS: raise ValueError(f"threshold={threshold!r} is not allowed: one of {DISCONTIN_THRESHOLDS}")
@@ -257,7 +267,7 @@ def discontinuous_grouping(Y, mask, eps_g, theta, sens, w, rng, threshold="per_g
     if port is None: return _discontinuous_grouping(Y, mask, float(theta), b_thr, b_q, per_test, units, nxt, g, NO_PORT)
     with port as pid: return _discontinuous_grouping(Y, mask, float(theta), b_thr, b_q, per_test, units, nxt, g, pid)
 
-# %% ../nbs/14_delay.ipynb #7403844a
+# %% ../nbs/14_delay.ipynb #1df38134
 def _release_noise(rng, scale, size): return rng.laplace(0.0, scale, size)
 
 @njit(cache=True)
@@ -297,6 +307,7 @@ def _release_groups(Y, labels, scale, reduce, median, units, nxt, rng, pid):
                 out[r, u] = 0.5 * (grp[(k - 1) // 2] + grp[k // 2])
     return out
 
+# %% ../nbs/14_delay.ipynb #7403844a
 def release_groups(Y, labels, eps_p, sens, rng, mode="reduce", smoother="mean") -> np.ndarray:
     "Noise addition and post-processing of a partition (labels per row, -1 = absent, else below the row length): noisy group sums / sizes, or the mean (median) of per-point noisy values; one draw per member."
     Y, labels, draws = np.ascontiguousarray(Y, float), np.ascontiguousarray(labels, np.int64), as_draws(rng)
@@ -307,7 +318,7 @@ def release_groups(Y, labels, eps_p, sens, rng, mode="reduce", smoother="mean") 
     if port is None: return _release_groups(*args, NO_PORT)
     with port as pid: return _release_groups(*args, pid)
 
-# %% ../nbs/14_delay.ipynb #38621968
+# %% ../nbs/14_delay.ipynb #ebaa394d
 def _pair_grid(w, lo_t, hi_t, rule):
     "The later elements t in [lo_t, hi_t) and, as an (n, K) grid, their partners i = t-1-k, k < K (paper: K = w; artifact: w-1; i < 0: no pair)."
     t = np.arange(lo_t, hi_t)
@@ -319,6 +330,7 @@ def comporder_pairs(T, w, lo_t, hi_t, rule="paper"):
     ok = i >= 0
     return i[ok], np.broadcast_to(t[:, None], i.shape)[ok], np.broadcast_to(np.arange(i.shape[1]), i.shape)[ok]
 
+# %% ../nbs/14_delay.ipynb #4290ed0b
 @njit(cache=True)
 def _comporder_bits(y, greater, src, first, sc, rho, lo_t, hi_t, K):
     "Algorithm 3's comparisons in the order (t, k), t in [lo_t, hi_t), k < K: greater[t-1-k, k] = (y[t-1-k] - y[t] + z > rho[e]), the pair's noise z = src[first[e] + k] * sc[e] (e = t - lo_t); no pair before the stream."
@@ -327,6 +339,7 @@ def _comporder_bits(y, greater, src, first, sc, rho, lo_t, hi_t, K):
         for k in range(min(K, t)):                                # the partners i = t-1-k >= 0
             greater[t - 1 - k, k] = y[t - 1 - k] - y[t] + src[first[e] + k] * sc[e] > rho[e]
 
+# %% ../nbs/14_delay.ipynb #38621968
 def comporder_bits(y, greater, eps_g, w, sens, rng, rho, lo_t, hi_t, rule="paper", batch=None):
     "Algorithm 3 for the pairs whose later element t is in [lo_t, hi_t): greater[i, t-i-1] = (y_i - y_t + noise > rho) ('x_i > x_t'); sens, rho (and, drawing from a BatchDraws, batch): one per later element."
     K = w if rule == "paper" else w - 1                           # partners per later element (paper: w; artifact: w-1)
@@ -338,7 +351,7 @@ def comporder_bits(y, greater, eps_g, w, sens, rng, rho, lo_t, hi_t, rule="paper
     _comporder_bits(np.ascontiguousarray(y, float), greater, np.ascontiguousarray(src, float), first, sc, np.ascontiguousarray(np.broadcast_to(np.asarray(rho, float), t.shape)), lo_t, hi_t, K)
     return greater
 
-# %% ../nbs/14_delay.ipynb #1c83b8c2
+# %% ../nbs/14_delay.ipynb #f27c33cb
 @njit(cache=True)
 def _read_order_into(up, greater, ks, lo_t):
     "up[r, c] = greater[t - 1 - ks[c], ks[c]] for t = lo_t + r, True before the stream: one row at a time (the bits of greater's rows around t are near each other)."
@@ -360,6 +373,7 @@ def _next_true(flags) -> list:
     n = len(flags)
     return np.minimum.accumulate(np.where(flags, np.arange(n), n)[::-1])[::-1].tolist()
 
+# %% ../nbs/14_delay.ipynb #17a7879d
 @njit(cache=True)
 def _comporder_post(out, up, xh, keep, nxt, w, n_prev, artifact):
     "Algorithm 4's loop (see comporder_postprocess), compiled: out[w + 1 + r] is timestamp lo_t + r, the n_prev released values before it at out[w + 1 - n_prev:w + 1]."
@@ -400,6 +414,7 @@ def _comporder_post(out, up, xh, keep, nxt, w, n_prev, artifact):
         run = (run + 1 if v == prev else 1) if v != 0.0 else 0; prev = v
         r += 1
 
+# %% ../nbs/14_delay.ipynb #1c83b8c2
 def comporder_postprocess(xhat, greater, xt, w, lo_t, hi_t, rule="paper"):
     "Algorithm 4 for t in [lo_t, hi_t): keep xhat_t inside the interval the predecessors' released values and the noisy order bits imply (in place)."
     n = hi_t - lo_t
@@ -418,11 +433,12 @@ def comporder_postprocess(xhat, greater, xt, w, lo_t, hi_t, rule="paper"):
     xt[lo_t:hi_t] = out[w + 1:]
     return xt
 
-# %% ../nbs/14_delay.ipynb #1e1ecc93
+# %% ../nbs/14_delay.ipynb #7023fdc0
 def _grr_keep(n_b, eps_g) -> float:
     "GRR's probability of keeping the true bucket: e^eps / (e^eps + n_b - 1)."
     return math.exp(eps_g) / (math.exp(eps_g) + n_b - 1)
 
+# %% ../nbs/14_delay.ipynb #1e1ecc93
 def grr_buckets(b, n_b, eps_g, rng) -> np.ndarray:
     "Generalized randomized response over n_b buckets: keep with p = e^eps/(e^eps + n_b - 1), else one of the other n_b - 1 uniformly."
     b = np.asarray(b, np.int64)
@@ -431,6 +447,7 @@ def grr_buckets(b, n_b, eps_g, rng) -> np.ndarray:
     other = rng.integers(0, n_b - 1, b.shape)
     return np.where(keep, b, other + (other >= b))      # the alternative: uniform over the buckets != b
 
+# %% ../nbs/14_delay.ipynb #3ba08830
 def bucket_of(y, m, n_b) -> np.ndarray:
     "0-based bucket of each value: floor(y / m), the domain's top value in the last bucket."
     return np.minimum(np.floor(np.asarray(y, float) / m).astype(np.int64), n_b - 1)
@@ -448,8 +465,6 @@ def bucorder_draws(rng, n, n_b, eps_g, scale, alt=None) -> tuple:
     cat = lambda parts, dt: np.concatenate(parts) if parts else np.zeros(0, dt)
     return cat(keep, bool), cat(other, np.int64), cat(z, float)
 
-BUCKET_CLIPS = ("mean", "monotone_sums")   # Algorithm 5's post-processing: the paper's, the authors' code's
-
 def _monotone_sums(S, size, j, bat, m):
     """The authors' post-processing of a batch's noisy bucket sums S (buckets j in ascending order within each batch bat):
     a bucket whose lower neighbour j - 1 is filled takes at least that neighbour's processed sum, then every sum is clipped
@@ -461,10 +476,13 @@ def _monotone_sums(S, size, j, bat, m):
         out[i] = min(max(s, j[i] * m * size[i]), (j[i] + 1) * m * size[i] - 1)
     return out
 
+# %% ../nbs/14_delay.ipynb #5193bbd0
+BUCKET_CLIPS = ("mean", "monotone_sums")   # Algorithm 5's post-processing: the paper's, the authors' code's
+
 def bucorder_release(Y, mask, m, n_b, d, eps_g, eps_p, sens, rng, clip="mean", ahead=None):
     """Algorithm 5 on every row (batch): GRR buckets, Laplace on each bucket's sum, then `clip`: "mean", each mean clipped to
     its bucket's range (the paper), or "monotone_sums", the authors' code (sums raised to their lower neighbour's, then clipped); drawn batch after batch
-    (`bucorder_draws`, or `ahead`: those draws taken before)."""
+    (bucorder_draws, or `ahead`: those draws taken before)."""
     if clip not in BUCKET_CLIPS: raise ValueError(f"clip={clip!r} is not allowed: one of {BUCKET_CLIPS}")
     Y, mask = np.asarray(Y, float), np.asarray(mask, bool)
     nb, w = Y.shape
@@ -486,10 +504,7 @@ def bucorder_release(Y, mask, m, n_b, d, eps_g, eps_p, sens, rng, clip="mean", a
     out = np.full((nb, w), np.nan); out[mask] = mean[inv]
     return out, lab
 
-
 # %% ../nbs/14_delay.ipynb #e376bda9
-from .core import param_docs
-
 # One text per constructor parameter the delay methods share: `param_docs` composes each class's Parameters section
 DELAY_PARAMS = {
     "eps": ("float", "Each event's privacy budget (event-level eps-DP: streams differing in one timestamp's value are "
@@ -501,7 +516,7 @@ DELAY_PARAMS = {
                  "integer >= 1 (check_w). Required, no default."),
     "theta": ("float", "The grouping SVT's threshold theta, in the data's units. A finite real number (ValueError "
                        "otherwise). Default 3.0: the paper's theta = 3 (Section VII, Figs. 2-3; Figs. 7-10 vary it; "
-                       'section "Reproduction (Section VII)").'),
+                       'section "Reproduction (Section VII)" of 14_delay_repro).'),
     "truncation": ("bool", "Sensitivity truncation (Section VI): every interval-th batch re-selects tau by report noisy "
                            "max (Eq. 3) with eps_s = eps_p/2 of that batch's release budget, and the noise then uses "
                            "Delta_s = tau and the statistics min(x, tau). True or False (numpy booleans accepted; "
@@ -524,66 +539,13 @@ DELAY_PARAMS = {
                                     '(section "Setting: event-level DP with a delay (Section III)").'),
 }
 
-# %% ../nbs/14_delay.ipynb #62f628e1
+# %% ../nbs/14_delay.ipynb #51c904c0
 DELAY_NOISE_ROLES = {"_release_noise": ("release", 1.0), "_rnm_noise": ("rnm", 1.0),
                      "_svt_threshold_noise": ("svt_threshold", 1.0), "_svt_query_noise": ("svt_query", 1.0)}
 
-@param_docs(DELAY_PARAMS)
-class DelayMechanism(Mechanism):
-    "Event-level DP release of a ScalarStream after a delay w: batches of w values, optional sensitivity truncation, per-event ledger."
-    paper, stream_kind, online = DELAY_PAPER, "scalar", True
-    eps_g_default: ClassVar[float] = 0.0      # eps_g / eps (the authors' code's split: the paper leaves it open)
-    realtime: ClassVar[bool] = False          # released at arrival (no batching) when not truncating
-    noise_roles: ClassVar[dict] = DELAY_NOISE_ROLES
-    svt_reach: ClassVar[int] = 0              # later batches whose draws can still involve an event (CompOrder: 1)
-    unit_draws: ClassVar[bool] = False        # draws Laplace units through a BatchDraws (from a generator that must see each draw: one batch at a time)
-    buffers: ClassVar[dict] = {"_z": 0.0, "_est": np.nan}   # per-timestamp arrays (online: the open batch and the history it reads) and their blank
-    info_keys = {"release_time": (PUBLIC, "when each value is released: the schedule"), "delay": (PUBLIC, "release time minus arrival: the schedule"),
-                 "batch_end": (PUBLIC, "each value's batch end: the schedule"), "batch": (PUBLIC, "the latest batch: the schedule"),
-                 "delta": (PUBLIC, "the sensitivity a batch used: the public domain, or tau chosen by the booked selection (eps_s)"),
-                 "eps_g": (PUBLIC, "the grouping/ordering budget: booked"), "eps_s": (PUBLIC, "the tau selection's budget: booked"),
-                 "eps_p": (PUBLIC, "the release budget: booked"),
-                 "groups_per_batch": (PUBLIC, "groups per batch: the booked grouping's output, visible as equal releases"),
-                 "bucket": (PUBLIC, "each value's GRR bucket: GRR's output, booked at eps_g"),
-                 "n_b": (PUBLIC, "buckets over the public domain"), "p_keep": (PUBLIC, "GRR's keep probability: a function of eps_g")}
-
-    def __init__(self, eps, w, truncation=False, interval=5, tau_step=5.0, clip_output=False, eps_g_frac=None):
-        """The parameters every delay method shares (Naive uses this constructor as it is; section "The methods")."""
-        super().__init__(eps, w)
-        if not isinstance(truncation, (bool, np.bool_)): raise ValueError(f"truncation={truncation!r} is not allowed: truncation must be True or False")
-        if not isinstance(clip_output, (bool, np.bool_)): raise ValueError(f"clip_output={clip_output!r} is not allowed: clip_output must be True or False")
-        self.truncation, self.clip_output = bool(truncation), bool(clip_output)
-        self.interval = check_int(interval, "interval", minimum=1)
-        self.tau_step = check_positive(tau_step, "tau_step")
-        f = self.eps_g_default if eps_g_frac is None else eps_g_frac
-        self.eps_g_frac = 0.0 if self.eps_g_default == 0 and eps_g_frac is None else check_fraction(f, "eps_g_frac")
-        self.eps_g, self.eps_p = self.eps_g_frac * self.eps, (1 - self.eps_g_frac) * self.eps
-
-    @property
-    def params(self) -> dict:
-        return {**super().params, "truncation": self.truncation, "interval": self.interval, "tau_step": self.tau_step,
-                "clip_output": self.clip_output, "eps_g_frac": self.eps_g_frac}
-
-    @property
-    def svt_costs(self) -> tuple:
-        "(a, q): an event's SVT cost is a * sens / threshold scale + q * sens / query scale (Sec. V's accounting)."
-        return (0.0, 0.0)
-
-    @property
-    def batch_len(self) -> int: return 1 if (self.realtime and not self.truncation) else self.w
-
-    @property
-    def history(self) -> int:
-        "Timestamps before a batch that processing it reads (CompOrder: w)."
-        return 0
-
-    def _shares(self, b) -> np.ndarray:
-        "The eps each event of batches b spends (rows: grouping/ordering, tau selection, release; one column per batch)."
-        b = np.asarray(b)
-        es = np.where(self.truncation & (b % self.interval == 0), self.eps_p / 2, 0.0)
-        return np.stack([np.full(b.shape, self.eps_g), es, self.eps_p - es])
-
-    # --- step-wise form -------------------------------------------------------------------------------------------
+# %% ../nbs/14_delay.ipynb #2cd9ef7c
+class _DelayStepwise:
+    "DelayMechanism's step-wise form: start a run (T=None: online), take one value per step, book and roll an online batch."
     def start(self, T, d=1, rng=None, lo=None, hi=None):
         "Begin a step-wise run over T timestamps of a stream with public domain [lo, hi] (T=None: an online run with no end); returns self."
         if T is not None: T = check_int(T, "T", minimum=1)
@@ -647,6 +609,9 @@ class DelayMechanism(Mechanism):
             a = getattr(self, name); a[:-s] = a[s:]; a[-s:] = blank
         self._off += s
 
+# %% ../nbs/14_delay.ipynb #15faad7b
+class _DelaySchedule:
+    "DelayMechanism's release schedule: which timestamps a step releases, when each value is released, its output (clipped on request)."
     def _released_at(self, s):
         "The timestamps released at step s and their values."
         ts = self._due(s)
@@ -667,15 +632,9 @@ class DelayMechanism(Mechanism):
         x = z + self._lo
         return np.clip(x, self._lo, self._hi) if self.clip_output else x
 
-    # --- batches --------------------------------------------------------------------------------------------------
-    def _block_view(self, b0, b1):
-        L = self.batch_len
-        T = b1 * L if self._T is None else self._T       # online batches are whole
-        idx = np.arange(b0 * L, b1 * L)
-        mask = (idx < T).reshape(b1 - b0, L)
-        Z = np.where(mask, self._z[np.minimum(idx, T - 1) - self._off].reshape(b1 - b0, L), 0.0)
-        return Z, mask
-
+# %% ../nbs/14_delay.ipynb #e52c21ce
+class _DelayDraws:
+    "DelayMechanism's draws: each batch's sensitivity and its draws taken ahead in the step-wise order, the chunks a run is cut into."
     def _prepare(self, Z, mask, b0):
         "Per batch its sensitivity (tau or the domain size) and eps_s, and its draws taken ahead, all in the step-wise order: a tau update's report noisy max, then the draws of the batches up to the next update."
         nb = len(Z)
@@ -701,11 +660,6 @@ class DelayMechanism(Mechanism):
         "The BatchDraws of batches b0.. (rows of mask): the units taken ahead, or the generator itself."
         return BatchDraws(self._rng, self._draw_counts(b0, mask), None if ahead is None else ahead[0])
 
-    def _blocks(self, b0, b1):
-        "Process batches b0..b1-1: in chunks, each vectorised across its batches and drawing what the batches draw one by one, in that order."
-        for c0, c1 in self._chunks(b0, b1): self._chunk(c0, c1)
-        self._done = b1
-
     def _draw_counts(self, b0, mask) -> np.ndarray:
         "The Laplace draws each batch of a chunk makes through its BatchDraws (fixed by the batch's length, never by the data)."
         return np.zeros(mask.shape[0], np.int64)
@@ -717,6 +671,22 @@ class DelayMechanism(Mechanism):
             per = int(self._draw_counts(0, np.ones((1, self.batch_len), bool))[0]) + 1
             cut = np.r_[np.arange(b0, b1, max(1, (1 << 21) // per)), b1]
         return zip(cut[:-1].tolist(), cut[1:].tolist())
+
+# %% ../nbs/14_delay.ipynb #5ddfe62c
+class _DelayBatches:
+    "DelayMechanism's batches: a block's view of the stream, processed chunk by chunk through the method's `_process`, and its diagnostics."
+    def _block_view(self, b0, b1):
+        L = self.batch_len
+        T = b1 * L if self._T is None else self._T       # online batches are whole
+        idx = np.arange(b0 * L, b1 * L)
+        mask = (idx < T).reshape(b1 - b0, L)
+        Z = np.where(mask, self._z[np.minimum(idx, T - 1) - self._off].reshape(b1 - b0, L), 0.0)
+        return Z, mask
+
+    def _blocks(self, b0, b1):
+        "Process batches b0..b1-1: in chunks, each vectorised across its batches and drawing what the batches draw one by one, in that order."
+        for c0, c1 in self._chunks(b0, b1): self._chunk(c0, c1)
+        self._done = b1
 
     def _chunk(self, b0, b1):
         "Process batches b0..b1-1 at once (vectorised across batches)."
@@ -744,6 +714,9 @@ class DelayMechanism(Mechanism):
         "Release of a block of batches (rows of Y, truncated values; ahead: their draws taken ahead): the method's grouping/ordering, noise and post-processing."
         raise NotImplementedError
 
+# %% ../nbs/14_delay.ipynb #12bc24a6
+class _DelayRelease:
+    "DelayMechanism's Release of a step-wise run: the per-event ledger of every batch's shares and the public info."
     def finish(self) -> Release:
         "The Release of a step-wise run (all T steps must have been made)."
         if self._T is None: raise RuntimeError(f"{type(self).__name__} is running online (start(None, ...)): an online run has no end; "
@@ -764,6 +737,62 @@ class DelayMechanism(Mechanism):
 
     def _extra_info(self) -> dict: return {}
 
+# %% ../nbs/14_delay.ipynb #62f628e1
+@param_docs(DELAY_PARAMS)
+class DelayMechanism(_DelayStepwise, _DelaySchedule, _DelayBatches, _DelayDraws, _DelayRelease, Mechanism):
+    "Event-level DP release of a ScalarStream after a delay w: batches of w values, optional sensitivity truncation, per-event ledger."
+    paper, stream_kind, online = DELAY_PAPER, "scalar", True
+    eps_g_default: ClassVar[float] = 0.0      # eps_g / eps (the authors' code's split: the paper leaves it open)
+    realtime: ClassVar[bool] = False          # released at arrival (no batching) when not truncating
+    noise_roles: ClassVar[dict] = DELAY_NOISE_ROLES
+    svt_reach: ClassVar[int] = 0              # later batches whose draws can still involve an event (CompOrder: 1)
+    unit_draws: ClassVar[bool] = False        # draws Laplace units through a BatchDraws (from a generator that must see each draw: one batch at a time)
+    buffers: ClassVar[dict] = {"_z": 0.0, "_est": np.nan}   # per-timestamp arrays (online: the open batch and the history it reads) and their blank
+    info_keys = {"release_time": (PUBLIC, "when each value is released: the schedule"), "delay": (PUBLIC, "release time minus arrival: the schedule"),
+                 "batch_end": (PUBLIC, "each value's batch end: the schedule"), "batch": (PUBLIC, "the latest batch: the schedule"),
+                 "delta": (PUBLIC, "the sensitivity a batch used: the public domain, or tau chosen by the booked selection (eps_s)"),
+                 "eps_g": (PUBLIC, "the grouping/ordering budget: booked"), "eps_s": (PUBLIC, "the tau selection's budget: booked"),
+                 "eps_p": (PUBLIC, "the release budget: booked"),
+                 "groups_per_batch": (PUBLIC, "groups per batch: the booked grouping's output, visible as equal releases"),
+                 "bucket": (PUBLIC, "each value's GRR bucket: GRR's output, booked at eps_g"),
+                 "n_b": (PUBLIC, "buckets over the public domain"), "p_keep": (PUBLIC, "GRR's keep probability: a function of eps_g")}
+
+    def __init__(self, eps, w, truncation=False, interval=5, tau_step=5.0, clip_output=False, eps_g_frac=None):
+        """The parameters every delay method shares (Naive uses this constructor as it is; section "The methods")."""
+        super().__init__(eps, w)
+        if not isinstance(truncation, (bool, np.bool_)): raise ValueError(f"truncation={truncation!r} is not allowed: truncation must be True or False")
+        if not isinstance(clip_output, (bool, np.bool_)): raise ValueError(f"clip_output={clip_output!r} is not allowed: clip_output must be True or False")
+        self.truncation, self.clip_output = bool(truncation), bool(clip_output)
+        self.interval = check_int(interval, "interval", minimum=1)
+        self.tau_step = check_positive(tau_step, "tau_step")
+        f = self.eps_g_default if eps_g_frac is None else eps_g_frac
+        self.eps_g_frac = 0.0 if self.eps_g_default == 0 and eps_g_frac is None else check_fraction(f, "eps_g_frac")
+        self.eps_g, self.eps_p = self.eps_g_frac * self.eps, (1 - self.eps_g_frac) * self.eps
+
+    @property
+    def params(self) -> dict:
+        return {**super().params, "truncation": self.truncation, "interval": self.interval, "tau_step": self.tau_step,
+                "clip_output": self.clip_output, "eps_g_frac": self.eps_g_frac}
+
+    @property
+    def svt_costs(self) -> tuple:
+        "(a, q): an event's SVT cost is a * sens / threshold scale + q * sens / query scale (Sec. V's accounting)."
+        return (0.0, 0.0)
+
+    @property
+    def batch_len(self) -> int: return 1 if (self.realtime and not self.truncation) else self.w
+
+    @property
+    def history(self) -> int:
+        "Timestamps before a batch that processing it reads (CompOrder: w)."
+        return 0
+
+    def _shares(self, b) -> np.ndarray:
+        "The eps each event of batches b spends (rows: grouping/ordering, tau selection, release; one column per batch)."
+        b = np.asarray(b)
+        es = np.where(self.truncation & (b % self.interval == 0), self.eps_p / 2, 0.0)
+        return np.stack([np.full(b.shape, self.eps_g), es, self.eps_p - es])
+
     def run(self, stream, rng=None) -> Release:
         "Process a whole ScalarStream, batches at once (vectorised across batches), drawing what the step-wise form draws: the same release."
         s = self.check_stream(stream)
@@ -771,7 +800,6 @@ class DelayMechanism(Mechanism):
         self._z[:] = s.values - s.lo; self._t = s.T
         self._blocks(0, -(-s.T // self.batch_len))
         return self.finish()
-
 
 # %% ../nbs/14_delay.ipynb #a7c44642
 @register
@@ -790,6 +818,7 @@ class Naive(DelayMechanism):
         out[mask] = Y[mask] + ahead[0]
         return out
 
+# %% ../nbs/14_delay.ipynb #063cb47c
 @register
 @param_docs(DELAY_PARAMS)
 class AdaPubEvent(Naive):
@@ -813,6 +842,7 @@ class AdaPubEvent(Naive):
     @property
     def params(self) -> dict: return {"eps": self.eps, "w": self.w, "clip_output": self.clip_output}
 
+# %% ../nbs/14_delay.ipynb #fed11887
 @register
 @param_docs(DELAY_PARAMS)
 class ConstantMid(DelayMechanism):
@@ -864,6 +894,7 @@ class _Grouped(DelayMechanism):
         return out
     def _extra_info(self) -> dict: return {"groups_per_batch": np.concatenate(self._log["groups_per_batch"])}
 
+# %% ../nbs/14_delay.ipynb #4a4ae853
 @register
 @param_docs(DELAY_PARAMS)
 class ContinReduce(_Grouped):
@@ -903,18 +934,21 @@ class ContinReduce(_Grouped):
     def _grouping_draws(self, n): return n                  # one per value: its group's threshold or its test
     def _partition(self, Y, mask, sens, draws): return continuous_grouping(Y, mask, self.eps_g, self.theta, sens, draws, self.dev_sens_factor)
 
+# %% ../nbs/14_delay.ipynb #e6b81a1f
 @register
 class ContinPP(ContinReduce):
     "Continuous grouping (Algorithm 6), Laplace on every value, each member released as its whole group's mean."
     name, mode = "Contin_pp", "pp"
     summary = "Algorithm 6 groups, Lap(Delta_s/(4 eps/5)) per value, mean over the whole group"
 
+# %% ../nbs/14_delay.ipynb #8d8b04e0
 @register
 class PeGaSusDelay(ContinPP):
     "PeGaSus's grouper with the delay: each group smoothed as a whole when it closes (= Contin_pp; groups close at batch ends)."
     name = "PeGaSus_Delay"
     summary = "PeGaSus's grouper, each group averaged as a whole at the batch end (= Contin_pp)"
 
+# %% ../nbs/14_delay.ipynb #9ecb2c4a
 @register
 @param_docs(DELAY_PARAMS)
 class DiscontinReduce(_Grouped):
@@ -952,6 +986,7 @@ class DiscontinReduce(_Grouped):
         return n * (n + 1) // 2                                 # at position k: a test for each of the (at most k) open groups, a threshold
     def _partition(self, Y, mask, sens, draws): return discontinuous_grouping(Y, mask, self.eps_g, self.theta, sens, self.w, draws, self.threshold)
 
+# %% ../nbs/14_delay.ipynb #03032aec
 @register
 class DiscontinPP(DiscontinReduce):
     "Discontinuous grouping (Algorithm 2), Laplace on every value, each member released as its group's mean."
@@ -975,7 +1010,7 @@ class BucOrder(DelayMechanism):
         m : float
             The bucket width, in the data's units: GRR assigns each value one of n_b = ceil(|d|/m) buckets over the
             public domain. A finite real > 0 (check_positive). Default 100.0: the paper's m = 100 (Section VII;
-            10,000 on Outpatient; Fig. 6 varies it; section "Reproduction (Section VII)").
+            10,000 on Outpatient; Fig. 6 varies it; section "Reproduction (Section VII)" of 14_delay_repro).
         bucket_clip : str
             "mean", each bucket's noisy mean clipped to the bucket's range (Algorithm 5), or "monotone_sums", the
             authors' code: bucket sums made non-decreasing across adjacent filled buckets, then clipped to
@@ -1154,4 +1189,4 @@ class CompOrderHalfQuery(CompOrder):
 
 # %% ../nbs/14_delay.ipynb #c5bf0d14
 from .noise import delay_noise_spends, check_delay_noise   # the family's noise check, in the foundation's noise tie (00e_noise)
-_all_ = ["delay_noise_spends", "check_delay_noise"]
+_all_ = ["check_delay_noise"]
