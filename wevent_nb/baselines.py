@@ -71,54 +71,9 @@ class Recent:
         held = self._buf[p:p + max(self.t + 1 - lo, 0)]                   # timestamps after the newest are zeros
         return np.concatenate([held, np.zeros((hi - lo - len(held),) + self._buf.shape[1:], self._buf.dtype)])
 
-# %% ../nbs/04_baselines.ipynb #52f13ecc
-class CentralBaseline(Mechanism):
-    "Shared machinery of the central baselines: step-wise state, ledger, diagnostics; `run` = the step loop; `start(None, d)`: the same step online."
-    stream_kind: ClassVar[str] = "histogram"
-    diagnostics: ClassVar[tuple] = ()       # per-timestamp float diagnostics recorded in Release.info
-    info_keys = {"eps_t": (PUBLIC, "the eps booked at each timestamp: the ledger's, which the release carries"),
-                 "eps_pub": (PUBLIC, "the release's budget at each timestamp: set by the public publication decisions and the books")}
-    flags: ClassVar[tuple] = ()             # per-timestamp boolean diagnostics
-    online: ClassVar[bool] = True
-    kernel: ClassVar = None                 # the compiled step (07_engine) of a method that has one: run, step, online and batched runs call it
-    sites: ClassVar[tuple] = ()             # the names its draws are filed under, by the site numbers its kernel passes (noise_roles' keys)
-    _step = None                            # a Python step (a method without a kernel, or a subclass replacing it): `_step(self, x) -> (estimate: d values, published: bool)` at timestamp self._t; book with `_spend` before drawing the noise it pays for
-
-    def start(self, T, d, rng=None):
-        "Begin a step-wise run over T timestamps of dimension d (T < w is a legitimate prefix of an infinite stream; T=None: an online run with no end, in memory independent of t); returns self."
-        T, d = None if T is None else check_int(T, "T", minimum=1), check_int(d, "d", minimum=1)
-        if T is None and self.unproven() and not self.allow_unproven:    # no Release to flag: refused at the door
-            raise UnprovenConfiguration(type(self).__name__, self.unproven())
-        return self._begin(T, d, as_rng(rng), ledger=True)
-
-    def _begin(self, T, d, rng, ledger=False, est=None, pub=None, spent=None):
-        "Set up a run's state: start's work after validation; `run_many` passes each run's rows of its outputs and no ledger (a Runs checks its books)."
-        self._rng, self._T, self._d, self._t = rng, T, d, 0
-        self._last = np.zeros(d)
-        self._standing_amount, self._standing_from = 0.0, 0     # a batched run's standing charge (no ledger to hold it)
-        if T is None:                           # online: the rolling books, charged at each step; sinks that keep the latest step only
-            self.books, self._ledger, self._spent, self._est, self._pub = RollingLedger.central(self.eps, self.w), None, None, None, None
-            self._diag = {k: StepValue(0.0) for k in self.diagnostics}
-            self._diag.update({k: StepValue(False) for k in self.flags})
-        else:
-            self.books = None
-            self._ledger = Ledger.central(T, self.eps, self.w) if ledger else None
-            self._spent = np.zeros(T) if spent is None else spent        # eps spent per timestamp, booked in the ledger by finish
-            self._est = np.zeros((T, d)) if est is None else est
-            self._pub = np.zeros(T, bool) if pub is None else pub
-            self._diag = {k: np.zeros(T) for k in self.diagnostics}
-            self._diag.update({k: np.zeros(T, bool) for k in self.flags})
-        self._init()
-        if T is not None:
-            for k, a in self._scheduled(np.arange(T)).items(): self._spend_schedule(a, k)
-        return self
-
-    def _init(self):
-        "Set up the run's own state: called by start (and for each run of run_many) once the common state is set: the generator, T, d, the clock at t = 0 and the last release at zero."
-
-    def _scheduled(self, t) -> dict:
-        "The data-independent spends at timestamp(s) t, {diagnostic: amounts}: booked ahead in batch, at the start of each step online."
-        return {}
+# %% ../nbs/04_baselines.ipynb #b03c5b5a
+class _Books:
+    "Where a step books its spends: batch, a per-timestamp array that `finish` books; online, the rolling books, checked before the draw; a batched run, its standing charge for its Runs."
 
     def _spend(self, amount, key=None):
         "Record `amount` at the current timestamp (batch: booked in the ledger by `finish`; online: checked and booked now, before its noise is drawn; and in diagnostic `key`, which must be one of the class's `diagnostics`)."
@@ -140,6 +95,10 @@ class CentralBaseline(Mechanism):
         if self.books is not None: self.books.standing(amount, start=start)
         elif self._ledger is not None: self._ledger.standing(amount, start=start)
         else: self._standing_amount += amount; self._standing_from = start     # a batched run: its Runs holds it
+
+# %% ../nbs/04_baselines.ipynb #65a132e2
+class _CompiledSteps:
+    "The driver of a compiled step (07_engine): the kernel over the next rows, in compiled code, or through a port where a recorder, an exact sampler or the online books must see each draw."
 
     @property
     def _compiled_step(self) -> bool:
@@ -170,6 +129,44 @@ class CentralBaseline(Mechanism):
             return est[0], bool(pub[0])
         return est[t0 + n - 1], bool(pub[t0 + n - 1])
 
+    @property
+    def _exact(self) -> bool:
+        "Does this run draw exact discrete noise (an ExactLaplace generator)?"
+        return getattr(self._rng, "exact", False)
+
+# %% ../nbs/04_baselines.ipynb #19bcd922
+class _RunSteps:
+    "A run's state and its steps: set up (a batch run, an online run or one run of run_many), advanced one timestamp, or over a whole stream."
+
+    def _begin(self, T, d, rng, ledger=False, est=None, pub=None, spent=None):
+        "Set up a run's state: start's work after validation; `run_many` passes each run's rows of its outputs and no ledger (a Runs checks its books)."
+        self._rng, self._T, self._d, self._t = rng, T, d, 0
+        self._last = np.zeros(d)
+        self._standing_amount, self._standing_from = 0.0, 0     # a batched run's standing charge (no ledger to hold it)
+        if T is None:                           # online: the rolling books, charged at each step; sinks that keep the latest step only
+            self.books, self._ledger, self._spent, self._est, self._pub = RollingLedger.central(self.eps, self.w), None, None, None, None
+            self._diag = {k: StepValue(0.0) for k in self.diagnostics}
+            self._diag.update({k: StepValue(False) for k in self.flags})
+        else:
+            self.books = None
+            self._ledger = Ledger.central(T, self.eps, self.w) if ledger else None
+            self._spent = np.zeros(T) if spent is None else spent        # eps spent per timestamp, booked in the ledger by finish
+            self._est = np.zeros((T, d)) if est is None else est
+            self._pub = np.zeros(T, bool) if pub is None else pub
+            self._diag = {k: np.zeros(T) for k in self.diagnostics}
+            self._diag.update({k: np.zeros(T, bool) for k in self.flags})
+        self._init()
+        if T is not None:
+            for k, a in self._scheduled(np.arange(T)).items(): self._spend_schedule(a, k)
+        return self
+
+    def _init(self):
+        "Set up the run's own state: called by start (and for each run of run_many) once the common state is set: the generator, T, d, the clock at t = 0 and the last release at zero."
+
+    def _scheduled(self, t) -> dict:
+        "The data-independent spends at timestamp(s) t, {diagnostic: amounts}: booked ahead in batch, at the start of each step online."
+        return {}
+
     def _advance(self, x):
         t = self._t
         if self.books is not None and (sched := self._scheduled(t)):    # online: the step's scheduled spends, before any draw
@@ -181,6 +178,38 @@ class CentralBaseline(Mechanism):
         else: self._est[t] = est; self._pub[t] = pub; self._last = self._est[t]
         self._t = t + 1
         return self._last, bool(pub)
+
+    def _whole_run(self, X):
+        "Make the steps of a whole stream X into the run's outputs: the kernel in one call, else a vectorised form (`_run_fast`), else the step loop."
+        if self._compiled_step: self._compiled(X)
+        elif not self._run_fast(X):
+            for x in X: self._advance(x)
+
+    def _run_fast(self, X) -> bool:
+        "A vectorised form of the whole stream that gives the step loop's numbers (Uniform, Sample, Constant): True if it ran."
+        return False
+
+    def _extra_info(self) -> dict: return {}
+
+# %% ../nbs/04_baselines.ipynb #52f13ecc
+class CentralBaseline(_Books, _CompiledSteps, _RunSteps, Mechanism):
+    "Shared machinery of the central baselines: step-wise state, ledger, diagnostics; `run` = the step loop; `start(None, d)`: the same step online."
+    stream_kind: ClassVar[str] = "histogram"
+    diagnostics: ClassVar[tuple] = ()       # per-timestamp float diagnostics recorded in Release.info
+    info_keys = {"eps_t": (PUBLIC, "the eps booked at each timestamp: the ledger's, which the release carries"),
+                 "eps_pub": (PUBLIC, "the release's budget at each timestamp: set by the public publication decisions and the books")}
+    flags: ClassVar[tuple] = ()             # per-timestamp boolean diagnostics
+    online: ClassVar[bool] = True
+    kernel: ClassVar = None                 # the compiled step (07_engine) of a method that has one: run, step, online and batched runs call it
+    sites: ClassVar[tuple] = ()             # the names its draws are filed under, by the site numbers its kernel passes (noise_roles' keys)
+    _step = None                            # a Python step (a method without a kernel, or a subclass replacing it): `_step(self, x) -> (estimate: d values, published: bool)` at timestamp self._t; book with `_spend` before drawing the noise it pays for
+
+    def start(self, T, d, rng=None):
+        "Begin a step-wise run over T timestamps of dimension d (T < w is a legitimate prefix of an infinite stream; T=None: an online run with no end, in memory independent of t); returns self."
+        T, d = None if T is None else check_int(T, "T", minimum=1), check_int(d, "d", minimum=1)
+        if T is None and self.unproven() and not self.allow_unproven:    # no Release to flag: refused at the door
+            raise UnprovenConfiguration(type(self).__name__, self.unproven())
+        return self._begin(T, d, as_rng(rng), ledger=True)
 
     def step(self, x):
         "Consume the next timestamp's histogram (length d, finite, >= 0); return (estimate, published). A bad x raises a ValueError and changes nothing."
@@ -208,20 +237,12 @@ class CentralBaseline(Mechanism):
         info.update(self._extra_info())
         return Release(self._est, self._pub, self._ledger, self.name, self.params, info)
 
-    def _extra_info(self) -> dict: return {}
-
     def run(self, stream, rng=None) -> Release:
         "Process a whole HistogramStream (same releases as the step-wise form)."
         s = self.check_stream(stream)
         self.start(s.T, s.d, rng)            # the generator and the counts' lattice: checked by the base class, before this runs
         self._whole_run(s.counts)
         return self.finish()
-
-    def _whole_run(self, X):
-        "Make the steps of a whole stream X into the run's outputs: the kernel in one call, else a vectorised form (`_run_fast`), else the step loop."
-        if self._compiled_step: self._compiled(X)
-        elif not self._run_fast(X):
-            for x in X: self._advance(x)
 
     def run_many(self, stream, n, rng=None, check=True) -> Runs:
         "n runs one after another from one generator (as n calls `run(stream, rng=g)` with the same g), from one setup: each run's whole stream (`_whole_run`) written into its rows of one array, no Release or Ledger per run; each run's windows checked unless check=False."
@@ -240,16 +261,6 @@ class CentralBaseline(Mechanism):
             if not np.all(np.isfinite(est)): raise ValueError(f"{self!r} released a non-finite estimate: see run()'s message for the range of eps and w")
             runs.check(self.eps, self.w)
         return runs
-
-    def _run_fast(self, X) -> bool:
-        "A vectorised form of the whole stream that gives the step loop's numbers (Uniform, Sample, Constant): True if it ran."
-        return False
-
-    @property
-    def _exact(self) -> bool:
-        "Does this run draw exact discrete noise (an ExactLaplace generator)?"
-        return getattr(self._rng, "exact", False)
-
 
 # %% ../nbs/04_baselines.ipynb #111220de
 @register
@@ -351,8 +362,9 @@ class BDParams(NamedTuple):
     remaining: int; remaining_div: float                  # WINDOW, W_SLOTS or HISTORY; a publication takes 1/remaining_div of it
     release_scale: float                                  # the publication's Laplace scale in units of 1/e2
 
-# %% ../nbs/04_baselines.ipynb #3b473348
+# %% ../nbs/04_baselines.ipynb #c4882a58
 DIS, PUB, EXACT_DIS = 0, 1, 2          # BD's and BA's draw sites: the dissimilarity, the publication, the exact dissimilarity
+
 WINDOW, W_SLOTS, HISTORY = 0, 1, 2     # BD's `remaining` options, as its kernel takes them
 
 @njit(cache=True)
@@ -365,6 +377,7 @@ def dissimilarity(x, last, e1, exact, rng, pid):
         return (pairwise_sum(a, 0, d) + lap(rng, pid, 1.0 / e1, EXACT_DIS)) / d
     return mean_abs_diff(x, last) + lap(rng, pid, 1.0 / (d * e1), DIS)
 
+# %% ../nbs/04_baselines.ipynb #cd2dd475
 @njit(cache=True)
 def bd_steps(X, t0, o, est, pub, spent, rng, pid, exact,                       # the rows, where they start, the outputs, the noise
              last, e2_ring, e2_total, eps_dis, eps_pub, dis_at, cand_at,       # state and diagnostics
@@ -388,6 +401,7 @@ def bd_steps(X, t0, o, est, pub, spent, rng, pid, exact,                       #
             last[:] = lap_add(X[i], rng, pid, prm.release_scale / e2, PUB); pub[k] = True
         est[k] = last
 
+# %% ../nbs/04_baselines.ipynb #3b473348
 @register
 @param_docs(BASELINE_PARAMS)
 class BD(CentralBaseline):
@@ -526,7 +540,7 @@ class FASTParams(NamedTuple):
     Kp: float; Ki: float; Kd: float; Ti: int; theta: float; xi: float   # the PID and the interval update
     capped: bool; shared_cap: bool                        # the window's caps (False: deliberately wrong variants)
 
-# %% ../nbs/04_baselines.ipynb #f0815434
+# %% ../nbs/04_baselines.ipynb #70fce0e7
 FAST_SAMPLE = 0   # FAST's one draw site (its `sites`): the sample
 
 @njit(cache=True)
@@ -541,6 +555,7 @@ def samples_push(times, held, t):
     "Add the sample at t to the ring `times` (its size is the window's cap, which the caller checked)."
     times[(held[0] + held[1]) % times.shape[0]] = t; held[1] += 1
 
+# %% ../nbs/04_baselines.ipynb #c731071b
 @njit(cache=True)
 def mean_rel_diff(new, old):
     "np.mean(np.abs(new - old) / np.maximum(np.abs(new), 1.0)) for 1-D float64 arrays, bit for bit (one bin: that one term)."
@@ -551,6 +566,7 @@ def mean_rel_diff(new, old):
         a[j] = abs(new[j] - old[j]) / (1.0 if 1.0 > m else m)
     return a[0] if d == 1 else pairwise_sum(a, 0, d) / d
 
+# %% ../nbs/04_baselines.ipynb #3822ca93
 @njit(cache=True)
 def fast_steps(X, t0, o, est, pub, spent, rng, pid, exact,
                last, P, times, held, errs, ctl, prev_err, eps_pub, interval,
@@ -614,8 +630,44 @@ def fast_steps(X, t0, o, est, pub, spent, rng, pid, exact,
             pub[k] = True
         est[k] = last
 
+# %% ../nbs/04_baselines.ipynb #85321cdb
+FAST_PARAMS = {
+    "ratio": ("float", "r_F, the share of a window that may be sampled: at most M = max(1, ceil(ratio * w)) samples in "
+                       "any w consecutive timestamps, each at eps/M. A real number in the open interval (0, 1) "
+                       "(check_fraction). Default 0.075 (M = 9 at w = 120): the SPAS authors' port (from the benchmark),"
+                       ' section "FAST, w-event adaptation".'),
+    "Q": ("float", "The Kalman filter's process noise variance: between samples the prediction's variance grows by Q"
+                   " a step. A finite real > 0 (check_positive). Default 1e5: the SPAS authors' port (from the "
+                   'benchmark), section "FAST, w-event adaptation".'),
+    "R": ("float", "The Kalman filter's measurement noise variance (of a sample): gain K = P/(P + R). A finite real "
+                   '> 0 (check_positive). Default 1e6: the SPAS authors\' port (from the benchmark), section "FAST, '
+                   'w-event adaptation".'),
+    "P0": ("float", "The filter's variance at the first sample, whose posterior is that noisy sample (no prior before"
+                    " it: this implementation's choice). A finite real > 0 (check_positive). Default 100.0: the SPAS "
+                    'authors\' port (from the benchmark), section "FAST, w-event adaptation".'),
+    "Ti": ("int", "T_i: the PID sets the sampling interval once Ti samples are taken, its integral term the mean of"
+                  " the last Ti feedback errors. An integer >= 1 (check_int). Default 5: the SPAS authors' port "
+                  '(from the benchmark), section "FAST, w-event adaptation".'),
+    "theta": ("float", "The PID's interval step scale: I <- max(1, I + floor(theta (1 - exp((Delta - xi)/xi)))), in "
+                       "timestamps. A finite real > 0 (check_positive). Default 5.0: the SPAS authors' port (from the "
+                       'benchmark), section "FAST, w-event adaptation".'),
+    "xi": ("float", "The PID's error setpoint xi in that update (an error above it shortens the interval). A finite "
+                    "real > 0 (check_positive). Default 0.1: the SPAS authors' port (from the benchmark), section "
+                    '"FAST, w-event adaptation".'),
+    "I0": ("int", "The initial sampling interval I, in timestamps. An integer >= 1 (check_int). Default 1 (sample "
+                  "at every timestamp until the PID starts): the SPAS authors' port (from the benchmark), section "
+                  '"FAST, w-event adaptation".'),
+    "schedule": ("str", 'Whose errors drive the sampling: "shared", one Kalman variance and one PID schedule for all '
+                        'bins, on their mean relative correction; or "per_bin", a Kalman filter and a PID schedule per '
+                        "bin (the benchmark's idea, without its blocks), which samples only its due bins, with at most M "
+                        'sampling timestamps of any bin in a window (section "FAST per bin: the benchmark\'s form, made '
+                        'private"). One of the two (check_choice). Default "shared": the SPAS authors\' port, and on the '
+                        'four SPAS sets as good as or better than "per_bin" (same section).'),
+}
+
+# %% ../nbs/04_baselines.ipynb #f0815434
 @register
-@param_docs(BASELINE_PARAMS)
+@param_docs({**BASELINE_PARAMS, **FAST_PARAMS})
 class FAST(CentralBaseline):
     "Fan & Xiong's FAST (Kalman prediction + PID sampling), w-event: at most M = ceil(ratio*w) samples per window."
     derivation = "04_baselines: FAST (Accounting: M samples of eps/M, at most M in any window; per bin: section \"FAST per bin\")"
@@ -636,40 +688,6 @@ class FAST(CentralBaseline):
 
         Only ratio affects the budget (each sample spends eps/M); the filter and the PID read only the noisy samples
         (post-processing), so their constants change accuracy, never privacy.
-
-        Parameters
-        ----------
-        ratio : float
-            r_F, the share of a window that may be sampled: at most M = max(1, ceil(ratio * w)) samples in any w
-            consecutive timestamps, each at eps/M. A real number in the open interval (0, 1) (check_fraction).
-            Default 0.075 (M = 9 at w = 120): the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
-        Q : float
-            The Kalman filter's process noise variance: between samples the prediction's variance grows by Q a
-            step. A finite real > 0 (check_positive). Default 1e5: the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
-        R : float
-            The Kalman filter's measurement noise variance (of a sample): gain K = P/(P + R). A finite real > 0
-            (check_positive). Default 1e6: the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
-        P0 : float
-            The filter's variance at the first sample, whose posterior is that noisy sample (no prior before it: this
-            implementation's choice). A finite real > 0 (check_positive). Default 100.0: the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
-        Ti : int
-            T_i: the PID sets the sampling interval once Ti samples are taken, its integral term the mean of the last
-            Ti feedback errors. An integer >= 1 (check_int). Default 5: the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
-        theta : float
-            The PID's interval step scale: I <- max(1, I + floor(theta (1 - exp((Delta - xi)/xi)))), in timestamps.
-            A finite real > 0 (check_positive). Default 5.0: the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
-        xi : float
-            The PID's error setpoint xi in that update (an error above it shortens the interval). A finite real > 0
-            (check_positive). Default 0.1: the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
-        I0 : int
-            The initial sampling interval I, in timestamps. An integer >= 1 (check_int). Default 1 (sample at every
-            timestamp until the PID starts): the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
-        schedule : str
-            Whose errors drive the sampling: "shared", one Kalman variance and one PID schedule for all bins, on their
-            mean relative correction; or "per_bin", a Kalman filter and a PID schedule per bin (the benchmark's idea,
-            without its blocks), which samples only its due bins, with at most M sampling timestamps of any bin in
-            a window (section "FAST per bin: the benchmark's form, made private"). One of the two (check_choice).
-            Default "shared": the SPAS authors' port, and on the four SPAS sets as good as or better than "per_bin" (same section).
         """
         super().__init__(eps, w)
         self.ratio = check_fraction(ratio, "ratio")
@@ -721,9 +739,10 @@ class DSATParams(NamedTuple):
     b_rho: float; b_nu: float                             # the threshold's and the query's Laplace scales
     threshold_noise: bool; folded_threshold: bool         # the deliberately wrong variants' switches
 
-# %% ../nbs/04_baselines.ipynb #81af115f
+# %% ../nbs/04_baselines.ipynb #c4bf1967
 DSAT_PUBLISH, DSAT_THRESHOLD, DSAT_QUERY, DSAT_EXACT_THRESHOLD, DSAT_EXACT_QUERY = range(5)   # DSAT's draw sites (its `sites`)
 
+# %% ../nbs/04_baselines.ipynb #0bcf7c4b
 @njit(cache=True)
 def dsat_steps(X, t0, o, est, pub, spent, rng, pid, exact,
                last, times, held, svt, eps_pub, eps_svt, thr_at, base_at, compared,
@@ -766,8 +785,31 @@ def dsat_steps(X, t0, o, est, pub, spent, rng, pid, exact,
         base_at[k], thr_at[k] = svt[0], svt[0] + svt[1]
         est[k] = last
 
+# %% ../nbs/04_baselines.ipynb #67b938f3
+DSAT_PARAMS = {
+    "ratio": ("float", "The share of a window that may be sampled: at most C_D = max(1, ceil(ratio * w)) samples per "
+                       "window, each at eps/(2 C_D); also the target sampling rate C_D/w. A real number in the open "
+                       'interval (0, 1) (check_fraction). Default 0.15: the SPAS authors\' port (section "DSAT").'),
+    "T0": ("float", "The initial noise-free base B of the threshold, in units of the test's query (the mean absolute "
+                    "change per bin). Any finite real (check_real). Default 0.025: the SPAS authors' port (section "
+                    '"DSAT").'),
+    "delta": ("float", "delta, the feedback's tolerance on the sampling rate: u = theta_P abs(abs(r) - delta)/delta. A "
+                       'finite real > 0 (check_positive). Default 0.05: the SPAS authors\' port (section "DSAT").'),
+    "theta_P": ("float", "theta_P, the feedback's step on the base. A finite real > 0 (check_positive). Default 0.5: the "
+                         'SPAS authors\' port (section "DSAT").'),
+    "T_max": ("float", "The base's upper bound: B is clipped to [0, T_max] (the threshold noise on top never is). A "
+                       'finite real > 0 (check_positive). Default 2.0: the SPAS authors\' port (section "DSAT").'),
+    "skip": ("int", "M_s, the timestamps after the first that are not tested (copied): tests start at t > skip "
+                    '(0-based). An integer >= 0 (check_int). Default 2: the SPAS authors\' port (section "DSAT").'),
+    "elapsed": ("str", 'The time the sampling rate r = n_W/span - C_D/w divides by: "window", min(t, w) (the benchmark\'s'
+                       ' rule), or "absolute", t (the SPAS authors\' port, erratum "the SPAS authors\' DSAT port": it '
+                       "drives the base to 0 at once, so DSAT samples whenever the window allows; still private). One of"
+                       ' the two (check_choice). Default "window".'),
+}
+
+# %% ../nbs/04_baselines.ipynb #81af115f
 @register
-@param_docs(BASELINE_PARAMS)
+@param_docs({**BASELINE_PARAMS, **DSAT_PARAMS})
 class DSAT(CentralBaseline):
     "Li et al. 2015 DSAT (benchmark's w-event variant): feedback-adjusted SVT sampling, at most ceil(0.15 w) samples per window."
     derivation = "04_baselines: DSAT (its accounting, and the erratum on the benchmark's threshold test)"
@@ -795,32 +837,6 @@ class DSAT(CentralBaseline):
 
         Only ratio affects the budget (through C_D); the feedback moves a noise-free base that is a function of the
         public sample counts only, so its constants change accuracy, never privacy (section "DSAT", the erratum).
-
-        Parameters
-        ----------
-        ratio : float
-            The share of a window that may be sampled: at most C_D = max(1, ceil(ratio * w)) samples per window, each
-            at eps/(2 C_D); also the target sampling rate C_D/w. A real number in the open interval (0, 1)
-            (check_fraction). Default 0.15: the SPAS authors' port (section "DSAT").
-        T0 : float
-            The initial noise-free base B of the threshold, in units of the test's query (the mean absolute change
-            per bin). Any finite real (check_real). Default 0.025: the SPAS authors' port (section "DSAT").
-        delta : float
-            delta, the feedback's tolerance on the sampling rate: u = theta_P abs(abs(r) - delta)/delta. A finite
-            real > 0 (check_positive). Default 0.05: the SPAS authors' port (section "DSAT").
-        theta_P : float
-            theta_P, the feedback's step on the base. A finite real > 0 (check_positive). Default 0.5: the SPAS authors' port (section "DSAT").
-        T_max : float
-            The base's upper bound: B is clipped to [0, T_max] (the threshold noise on top never is). A finite real
-            > 0 (check_positive). Default 2.0: the SPAS authors' port (section "DSAT").
-        skip : int
-            M_s, the timestamps after the first that are not tested (copied): tests start at t > skip (0-based). An
-            integer >= 0 (check_int). Default 2: the SPAS authors' port (section "DSAT").
-        elapsed : str
-            The time the sampling rate r = n_W/span - C_D/w divides by: "window", min(t, w) (the benchmark's rule),
-            or "absolute", t (the SPAS authors' port, erratum "the SPAS authors' DSAT port": it drives the base to
-            0 at once, so DSAT samples whenever the window allows; still private). One of the two (check_choice).
-            Default "window".
         """
         super().__init__(eps, w)
         self.ratio = check_fraction(ratio, "ratio")
@@ -898,7 +914,7 @@ class AdaPubParams(NamedTuple):
     g: int                                                # the pivots of dimension grouping (0: none)
     Kp: float; Ki: float; Kd: float; n_int: int; gamma: float   # the PID and its feedback error
 
-# %% ../nbs/04_baselines.ipynb #8bf2be21
+# %% ../nbs/04_baselines.ipynb #27c70651
 from .engine import uniform
 
 ADA_RELEASE, ADA_DEVIATION = 0, 1      # AdaPub's draw sites: the group means' noise, the time-grouping deviation's
@@ -908,6 +924,7 @@ def lap_draws(rng, pid, scale, n, site):
     "rng.laplace(0.0, scale, n): n draws in order (through port pid when pid >= 0). A draw is never -0.0, so 0.0 + it is it."
     return lap_add(np.zeros(n), rng, pid, scale, site)
 
+# %% ../nbs/04_baselines.ipynb #509f0714
 @njit(cache=True)
 def adapub_steps(X, t0, o, est, pub, spent, rng, pid, exact,          # the rows, where they start, the outputs, the noise
                  last, errs, group, group_n, n_groups,                # state and diagnostic
@@ -954,12 +971,14 @@ def adapub_steps(X, t0, o, est, pub, spent, rng, pid, exact,          # the rows
                 last[b] = sorted_median(group[b], group_n[b])
         est[k] = last; pub[k] = True
 
+# %% ../nbs/04_baselines.ipynb #1f3a82a8
 def capacity(cap: int, need: int, shrink: bool = False) -> int:
     "A buffer's length for `need` entries: doubled until they fit; with shrink (online), halved while a quarter would do, down to 16."
     while cap < need: cap *= 2
     while shrink and cap > 16 and 4 * need <= cap: cap //= 2
     return cap
 
+# %% ../nbs/04_baselines.ipynb #8bf2be21
 @register
 @param_docs(BASELINE_PARAMS)
 class AdaPub(CentralBaseline):
@@ -1070,7 +1089,7 @@ class PeGaSusParams(NamedTuple):
     theta_mult: float                                     # the grouper's threshold in units of 1/eps_g
     threshold_noise: bool                                 # a new group's threshold noise (False: deliberately wrong)
 
-# %% ../nbs/04_baselines.ipynb #36d49b85
+# %% ../nbs/04_baselines.ipynb #39bb3ff0
 PEG_PERTURB, PEG_THRESHOLD, PEG_DEVIATION = 0, 1, 2   # PeGaSus's draw sites: the perturber, a new group's threshold, a test's deviation
 
 @njit(cache=True)
@@ -1086,6 +1105,7 @@ def keep_row(rows, held, x, c):
     if d == 1: rows[off + n, 1] = c[0]
     held[2] = n + 1
 
+# %% ../nbs/04_baselines.ipynb #2a43e9f8
 @njit(cache=True)
 def pegasus_steps(X, t0, o, est, pub, spent, rng, pid, exact,         # the rows, where they start, the outputs, the noise
                   last, rows, held, is_open, gstart, thr, SX, SC,      # state
@@ -1127,6 +1147,7 @@ def pegasus_steps(X, t0, o, est, pub, spent, rng, pid, exact,         # the rows
         drop = min(gstart.min() - held[0], held[2])                       # the rows no open group reads are forgotten
         if drop > 0: held[0] += drop; held[1] += drop; held[2] -= drop
 
+# %% ../nbs/04_baselines.ipynb #36d49b85
 @register
 @param_docs(BASELINE_PARAMS)
 class PeGaSus(CentralBaseline):

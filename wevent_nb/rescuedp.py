@@ -16,7 +16,8 @@ from .engine import njit, lap_add, spend, afford, window_sum, ring_set
 
 # %% auto #0
 __all__ = ['RDP_SAMPLE', 'SHARED', 'PER_LOCATION', 'RESCUE_PAPER', 'RESCUE_PARAMS', 'rescue_allocation', 'pearson_above',
-           'group_locations', 'rescuedp_steps', 'RescueDP', 'RescueDP1D', 'RescueDPHalfNoise']
+           'group_locations', 'rescue_groups', 'running_variance', 'rescuedp_steps', 'RescueDP', 'RescueDP1D',
+           'RescueDPHalfNoise']
 
 # %% ../nbs/08_rescuedp.ipynb #fa95091d
 @njit(cache=True)
@@ -67,6 +68,29 @@ def group_locations(pred, recent, cand, tau1, tau2, tau3, gid):
 RDP_SAMPLE = 0           # RescueDP's one draw site (its `sites`): the samples of one timestamp, one Laplace draw per group
 SHARED, PER_LOCATION = 0, 1   # the `accounting` options, as the kernel takes them
 
+# %% ../nbs/08_rescuedp.ipynb #dc8ca465
+@njit(cache=True)
+def rescue_groups(take, n_s, recent, gid, prm):
+    "Group the sampled locations (take) with kappa releases whose prediction is at most tau1, into gid; the number of groups (0 without grouping)."
+    if not prm.grouping: return 0
+    d = take.shape[0]
+    pred = np.zeros(d); cand = np.zeros(d, np.bool_)
+    for j in range(d):
+        if take[j] and n_s[j] >= prm.kappa:
+            s = 0.0
+            for q in range(prm.kappa): s += recent[j, q]
+            pred[j] = s / prm.kappa
+            cand[j] = pred[j] <= prm.tau1
+    return group_locations(pred, recent, cand, prm.tau1, prm.tau2, prm.tau3, gid)
+
+# %% ../nbs/08_rescuedp.ipynb #96dcca6b
+@njit(cache=True)
+def running_variance(stats, v):
+    "Add v to stats = [count, mean, sum of squared deviations] (Welford's update); return the variance."
+    stats[0] += 1; dlt = v - stats[1]; stats[1] += dlt / stats[0]
+    stats[2] += dlt * (v - stats[1])
+    return stats[2] / stats[0]
+
 # %% ../nbs/08_rescuedp.ipynb #2e70e94c
 class RescueParams(NamedTuple):
     "RescueDP's parameters as its kernel reads them, by name (built by `RescueDP._kernel_params`)."
@@ -106,16 +130,7 @@ def rescuedp_steps(X, t0, o, est, pub, spent, rng, pid, exact,                  
             for j in range(d): ring_set(own[j], t, 0.0)
         if n_take:
             gid[:] = -1
-            G = 0
-            if prm.grouping:                                              # the small locations with kappa releases are grouped
-                pred = np.zeros(d); cand = np.zeros(d, np.bool_)
-                for j in range(d):
-                    if take[j] and n_s[j] >= prm.kappa:
-                        s = 0.0
-                        for q in range(prm.kappa): s += recent[j, q]
-                        pred[j] = s / prm.kappa
-                        cand[j] = pred[j] <= prm.tau1
-                G = group_locations(pred, recent, cand, prm.tau1, prm.tau2, prm.tau3, gid)
+            G = rescue_groups(take, n_s, recent, gid, prm)               # the small locations with kappa releases are grouped
             for j in range(d):
                 if take[j] and gid[j] < 0: gid[j] = G; G += 1          # the others alone
             e_g = np.full(G, np.inf); s_g = np.zeros(G); n_g = np.zeros(G)
@@ -144,10 +159,7 @@ def rescuedp_steps(X, t0, o, est, pub, spent, rng, pid, exact,                  
                     Rj = prm.R if prm.R > 0 else 2.0 / (e_g[g] * n_g[g]) ** 2  # R <= 0: the sample's own noise variance
                     Kg = P[j] / (P[j] + Rj)
                     last[j] = prev + Kg * (zj - prev); P[j] = (1 - Kg) * P[j]
-                if prm.Q < 0:                                               # Q < 0: the running variance of j's releases at its samples
-                    v = last[j]
-                    stats[j, 0] += 1; dlt = v - stats[j, 1]; stats[j, 1] += dlt / stats[j, 0]
-                    stats[j, 2] += dlt * (v - stats[j, 1]); Qs[j] = stats[j, 2] / stats[j, 0]
+                if prm.Q < 0: Qs[j] = running_variance(stats[j], last[j])    # Q < 0: the running variance of j's releases at its samples
                 for q in range(prm.kappa - 1): recent[j, q] = recent[j, q + 1]
                 recent[j, prm.kappa - 1] = last[j]
                 n_s[j] += 1
