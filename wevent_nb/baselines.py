@@ -18,14 +18,7 @@ from .validation import check_real, check_choice
 from .rolling import check_affordable
 
 # %% auto #0
-__all__ = ['KELLARIS', 'BASELINE_PARAMS', 'DIS', 'PUB', 'EXACT_DIS', 'WINDOW', 'W_SLOTS', 'HISTORY', 'FAST_SAMPLE',
-           'DSAT_PUBLISH', 'DSAT_THRESHOLD', 'DSAT_QUERY', 'DSAT_EXACT_THRESHOLD', 'DSAT_EXACT_QUERY', 'ADA_RELEASE',
-           'ADA_DEVIATION', 'PEG_PERTURB', 'PEG_THRESHOLD', 'PEG_DEVIATION', 'StepValue', 'Recent', 'CentralBaseline',
-           'Uniform', 'Sample', 'bd_threshold', 'array_mean', 'dissimilarity', 'bd_steps', 'BD', 'ba_steps', 'BA',
-           'samples_expire', 'samples_push', 'mean_rel_diff', 'fast_steps', 'FAST', 'FASTPerBinCapsOnly', 'dsat_steps',
-           'DSAT', 'DSATClipped', 'sorted_insert', 'sorted_median', 'group_means', 'lap_draws', 'adapub_steps',
-           'capacity', 'AdaPub', 'column_sum', 'group_deviation', 'keep_row', 'pegasus_steps', 'PeGaSus', 'Constant',
-           'UniformOverspend', 'BDHalfNoise', 'BAStaleLast', 'DSATNoThresholdNoise']
+__all__ = ['CentralBaseline', 'Uniform', 'Sample', 'bd_threshold', 'BD', 'BA', 'FAST', 'DSAT', 'AdaPub', 'PeGaSus', 'Constant']
 
 # %% ../nbs/04_baselines.ipynb #59b653dd
 KELLARIS = "Kellaris et al. 2014 (used by SPAS and PBD/PBA)"
@@ -329,7 +322,7 @@ def array_mean(v):
     return np.add.reduce(v) / v.size
 
 # %% ../nbs/04_baselines.ipynb #bb1d0b08
-from .core import param_docs
+from wevent_nb.core import param_docs
 
 # One text per constructor parameter the central baselines share: `param_docs` composes each class's Parameters section
 BASELINE_PARAMS = {
@@ -466,7 +459,7 @@ class BAParams(NamedTuple):
     nullify: bool; remember: bool                         # a publication nullifies its successors; it updates the last one
     release_scale: float                                  # the publication's Laplace scale in units of 1/e2
 
-# %% ../nbs/04_baselines.ipynb #e0246dee
+# %% ../nbs/04_baselines.ipynb #fb35ff47
 @njit(cache=True)
 def ba_steps(X, t0, o, est, pub, spent, rng, pid, exact,
              last, l, s, eps_dis, eps_pub, dis_at, cand_at, shares, nullified_at,
@@ -496,6 +489,7 @@ def ba_steps(X, t0, o, est, pub, spent, rng, pid, exact,
                 last[:] = lap_add(X[i], rng, pid, prm.release_scale / e2, PUB); pub[k] = True
         est[k] = last
 
+# %% ../nbs/04_baselines.ipynb #e0246dee
 @register
 @param_docs(BASELINE_PARAMS)
 class BA(BD):
@@ -915,7 +909,7 @@ class AdaPubParams(NamedTuple):
     Kp: float; Ki: float; Kd: float; n_int: int; gamma: float   # the PID and its feedback error
 
 # %% ../nbs/04_baselines.ipynb #27c70651
-from .engine import uniform
+from wevent_nb.engine import uniform
 
 ADA_RELEASE, ADA_DEVIATION = 0, 1      # AdaPub's draw sites: the group means' noise, the time-grouping deviation's
 

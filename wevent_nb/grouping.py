@@ -15,12 +15,13 @@ from .baselines import CentralBaseline, BASELINE_PARAMS, bd_threshold
 from .validation import check_choice
 
 # %% auto #0
-__all__ = ['GDIS', 'GPUB', 'SHARED', 'PER_GROUP', 'PERIOD', 'GROUPS_PER_BIN', 'SCHAELER', 'default_groups', 'lap_vec',
-           'group_bounds', 'regroup', 'bdg_steps', 'BDGrouping', 'BDGroupingHalfNoise']
+__all__ = ['PERIOD', 'GROUPS_PER_BIN', 'default_groups', 'BDGrouping']
 
-# %% ../nbs/09_bd_grouping.ipynb #bdg00008
+# %% ../nbs/09_bd_grouping.ipynb #63f2517b
 GDIS, GPUB = 0, 1              # the draw sites: the groups' dissimilarities, the publishing groups' bins
 SHARED, PER_GROUP = 0, 1       # the accounting, as the kernel takes it: the one shared window (private), or the Java form's per-bin windows
+
+# %% ../nbs/09_bd_grouping.ipynb #bdg00008
 PERIOD = 10                    # regrouping period in timestamps: the benchmark's PERIOD (BDwithGrouping.java)
 GROUPS_PER_BIN = 0.002         # the benchmark's number of groups per bin (Experiment.java: max(1, (int)(0.002 d)))
 
@@ -28,6 +29,7 @@ def default_groups(d: int) -> int:
     "The benchmark's number of groups for d bins: max(1, floor(0.002 d))."
     return max(1, int(GROUPS_PER_BIN * d))
 
+# %% ../nbs/09_bd_grouping.ipynb #13baf9e7
 @njit(cache=True)
 def lap_vec(rng, pid, scales, site):
     "One Laplace draw per entry of `scales`, in order, each at its own scale: in compiled code (pid < 0), else in one port call (a recorder files it at the smallest scale)."
@@ -110,9 +112,10 @@ def bdg_steps(X, t0, o, est, pub, spent, rng, pid, exact,                       
         if prm.g > 1: sq += last * last
         est[k] = last
 
-# %% ../nbs/09_bd_grouping.ipynb #bdg00013
+# %% ../nbs/09_bd_grouping.ipynb #d16ff6ed
 SCHAELER = "Schäler, Hütter & Schäler, PVLDB 16(8) 2023 (the w-event benchmark's BDwithGrouping; BD: Kellaris et al. 2014)"
 
+# %% ../nbs/09_bd_grouping.ipynb #bdg00013
 @register
 @param_docs(BASELINE_PARAMS)
 class BDGrouping(CentralBaseline):

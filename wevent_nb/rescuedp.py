@@ -15,9 +15,7 @@ from .validation import check_real, check_choice
 from .engine import njit, lap_add, spend, afford, window_sum, ring_set
 
 # %% auto #0
-__all__ = ['RDP_SAMPLE', 'SHARED', 'PER_LOCATION', 'RESCUE_PAPER', 'RESCUE_PARAMS', 'rescue_allocation', 'pearson_above',
-           'group_locations', 'rescue_groups', 'running_variance', 'rescuedp_steps', 'RescueDP', 'RescueDP1D',
-           'RescueDPHalfNoise']
+__all__ = ['RescueDP', 'RescueDP1D']
 
 # %% ../nbs/08_rescuedp.ipynb #fa95091d
 @njit(cache=True)
