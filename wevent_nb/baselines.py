@@ -7,7 +7,7 @@ Docs: https://wevent-nb.github.io/wevent_nb/baselines.html.md"""
 # %% ../nbs/04_baselines.ipynb #d4ec631d
 from __future__ import annotations
 import math
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 import numpy as np
 from .core import (PUBLIC, SECRET, Ledger, RollingLedger, PrivacyBudgetExceeded, UnprovenConfiguration, REL_TOL, Release, Mechanism,
                             HistogramStream, register, as_rng, check_eps, check_positive, check_w,
@@ -18,14 +18,7 @@ from .validation import check_real, check_choice
 from .rolling import check_affordable
 
 # %% auto #0
-__all__ = ['KELLARIS', 'BASELINE_PARAMS', 'DIS', 'PUB', 'EXACT_DIS', 'WINDOW', 'W_SLOTS', 'HISTORY', 'FAST_SAMPLE',
-           'DSAT_PUBLISH', 'DSAT_THRESHOLD', 'DSAT_QUERY', 'DSAT_EXACT_THRESHOLD', 'DSAT_EXACT_QUERY', 'ADA_RELEASE',
-           'ADA_DEVIATION', 'PEG_PERTURB', 'PEG_THRESHOLD', 'PEG_DEVIATION', 'StepValue', 'Recent', 'CentralBaseline',
-           'Uniform', 'Sample', 'bd_threshold', 'array_mean', 'dissimilarity', 'bd_steps', 'BD', 'ba_steps', 'BA',
-           'samples_expire', 'samples_push', 'mean_rel_diff', 'fast_steps', 'FAST', 'FASTPerBinCapsOnly', 'dsat_steps',
-           'DSAT', 'DSATClipped', 'sorted_insert', 'sorted_median', 'group_means', 'lap_draws', 'adapub_steps',
-           'capacity', 'AdaPub', 'column_sum', 'group_deviation', 'keep_row', 'pegasus_steps', 'PeGaSus', 'Constant',
-           'UniformOverspend', 'BDHalfNoise', 'BAStaleLast', 'DSATNoThresholdNoise']
+__all__ = ['CentralBaseline', 'Uniform', 'Sample', 'bd_threshold', 'BD', 'BA', 'FAST', 'DSAT', 'AdaPub', 'PeGaSus', 'Constant']
 
 # %% ../nbs/04_baselines.ipynb #59b653dd
 KELLARIS = "Kellaris et al. 2014 (used by SPAS and PBD/PBA)"
@@ -71,25 +64,72 @@ class Recent:
         held = self._buf[p:p + max(self.t + 1 - lo, 0)]                   # timestamps after the newest are zeros
         return np.concatenate([held, np.zeros((hi - lo - len(held),) + self._buf.shape[1:], self._buf.dtype)])
 
-# %% ../nbs/04_baselines.ipynb #52f13ecc
-class CentralBaseline(Mechanism):
-    "Shared machinery of the central baselines: step-wise state, ledger, diagnostics; `run` = the step loop; `start(None, d)`: the same step online."
-    stream_kind: ClassVar[str] = "histogram"
-    diagnostics: ClassVar[tuple] = ()       # per-timestamp float diagnostics recorded in Release.info
-    info_keys = {"eps_t": (PUBLIC, "the eps booked at each timestamp: the ledger's, which the release carries"),
-                 "eps_pub": (PUBLIC, "the release's budget at each timestamp: set by the public publication decisions and the books")}
-    flags: ClassVar[tuple] = ()             # per-timestamp boolean diagnostics
-    online: ClassVar[bool] = True
-    kernel: ClassVar = None                 # the compiled step (07_engine) of a method that has one: run, step, online and batched runs call it
-    sites: ClassVar[tuple] = ()             # the names its draws are filed under, by the site numbers its kernel passes (noise_roles' keys)
-    _step = None                            # a Python step (a method without a kernel, or a subclass replacing it): `_step(self, x) -> (estimate: d values, published: bool)` at timestamp self._t; book with `_spend` before drawing the noise it pays for
+# %% ../nbs/04_baselines.ipynb #b03c5b5a
+class _Books:
+    "Where a step books its spends: batch, a per-timestamp array that `finish` books; online, the rolling books, checked before the draw; a batched run, its standing charge for its Runs."
 
-    def start(self, T, d, rng=None):
-        "Begin a step-wise run over T timestamps of dimension d (T < w is a legitimate prefix of an infinite stream; T=None: an online run with no end, in memory independent of t); returns self."
-        T, d = None if T is None else check_int(T, "T", minimum=1), check_int(d, "d", minimum=1)
-        if T is None and self.unproven() and not self.allow_unproven:    # no Release to flag: refused at the door
-            raise UnprovenConfiguration(type(self).__name__, self.unproven())
-        return self._begin(T, d, as_rng(rng), ledger=True)
+    def _spend(self, amount, key=None):
+        "Record `amount` at the current timestamp (batch: booked in the ledger by `finish`; online: checked and booked now, before its noise is drawn; and in diagnostic `key`, which must be one of the class's `diagnostics`)."
+        if amount > 0:
+            if self.books is None: self._spent[self._t] += amount
+            else: self.books.spend(self._t, amount)
+        if key is not None: self._diag[key][self._t] += amount
+
+    def _spend_schedule(self, amounts, key):
+        "Book a data-independent per-timestamp schedule (length T) up front, as `_spend` at every step would."
+        self._spent += amounts; self._diag[key] += amounts
+
+    def _afford(self, amount):
+        "Online: refuse the step before its first draw (PrivacyBudgetExceeded) unless the window ending now can pay `amount`, the most the step may spend."
+        if self.books is not None: check_affordable(self.books, self._t, amount)
+
+    def _standing(self, amount, start=0):
+        "Charge `amount` to every window holding a timestamp >= start (threshold noise drawn once): in the ledger, or checked in the books online."
+        if self.books is not None: self.books.standing(amount, start=start)
+        elif self._ledger is not None: self._ledger.standing(amount, start=start)
+        else: self._standing_amount += amount; self._standing_from = start     # a batched run: its Runs holds it
+
+# %% ../nbs/04_baselines.ipynb #65a132e2
+class _CompiledSteps:
+    "The driver of a compiled step (07_engine): the kernel over the next rows, in compiled code, or through a port where a recorder, an exact sampler or the online books must see each draw."
+
+    @property
+    def _compiled_step(self) -> bool:
+        "Does this run step through the kernel (a class with one, whose `_step` no subclass replaced)?"
+        return self.kernel is not None and type(self)._step is None
+
+    def _kernel_args(self, out: dict) -> tuple:
+        "The method's state and diagnostics (from `out`: name -> the array its rows are written to), as its kernel takes them after the common ones, then its parameter record (`_kernel_params`)."
+        raise NotImplementedError
+
+    def _compiled(self, X):
+        "Run the kernel over the rows X (the next len(X) timestamps): in compiled code with a plain Generator, else through a port (a NoiseRecorder or exact sampler sees each draw; online, the books charge each spend first)."
+        t0, n, online = self._t, X.shape[0], self._est is None
+        if online:    # one-row outputs, copied to the step's sinks below
+            est, pub, spent, o = np.zeros((n, self._d)), np.zeros(n, bool), np.zeros(n), t0
+            out = {k: np.zeros(n) for k in self.diagnostics} | {k: np.zeros(n, bool) for k in self.flags}
+        else: est, pub, spent, o, out = self._est, self._pub, self._spent, 0, self._diag
+        common = (np.ascontiguousarray(X, dtype=np.float64), t0, o, est, pub, spent)
+        args = self._kernel_args(out)
+        if online or type(self._rng) is not np.random.Generator:
+            afford_ = None if self.books is None else (lambda t, a: check_affordable(self.books, t, a))
+            with Port(self._rng, self.sites, book=None if self.books is None else self.books.spend, afford=afford_) as pid:
+                self.kernel(*common, NO_RNG, pid, self._exact, *args)
+        else: self.kernel(*common, self._rng, NO_PORT, False, *args)
+        self._t = t0 + n
+        if online:
+            for k, v in out.items(): self._diag[k][t0] += v[0]
+            return est[0], bool(pub[0])
+        return est[t0 + n - 1], bool(pub[t0 + n - 1])
+
+    @property
+    def _exact(self) -> bool:
+        "Does this run draw exact discrete noise (an ExactLaplace generator)?"
+        return getattr(self._rng, "exact", False)
+
+# %% ../nbs/04_baselines.ipynb #19bcd922
+class _RunSteps:
+    "A run's state and its steps: set up (a batch run, an online run or one run of run_many), advanced one timestamp, or over a whole stream."
 
     def _begin(self, T, d, rng, ledger=False, est=None, pub=None, spent=None):
         "Set up a run's state: start's work after validation; `run_many` passes each run's rows of its outputs and no ledger (a Runs checks its books)."
@@ -120,56 +160,6 @@ class CentralBaseline(Mechanism):
         "The data-independent spends at timestamp(s) t, {diagnostic: amounts}: booked ahead in batch, at the start of each step online."
         return {}
 
-    def _spend(self, amount, key=None):
-        "Record `amount` at the current timestamp (batch: booked in the ledger by `finish`; online: checked and booked now, before its noise is drawn; and in diagnostic `key`, which must be one of the class's `diagnostics`)."
-        if amount > 0:
-            if self.books is None: self._spent[self._t] += amount
-            else: self.books.spend(self._t, amount)
-        if key is not None: self._diag[key][self._t] += amount
-
-    def _spend_schedule(self, amounts, key):
-        "Book a data-independent per-timestamp schedule (length T) up front, as `_spend` at every step would."
-        self._spent += amounts; self._diag[key] += amounts
-
-    def _afford(self, amount):
-        "Online: refuse the step before its first draw (PrivacyBudgetExceeded) unless the window ending now can pay `amount`, the most the step may spend."
-        if self.books is not None: check_affordable(self.books, self._t, amount)
-
-    def _standing(self, amount, start=0):
-        "Charge `amount` to every window holding a timestamp >= start (threshold noise drawn once): in the ledger, or checked in the books online."
-        if self.books is not None: self.books.standing(amount, start=start)
-        elif self._ledger is not None: self._ledger.standing(amount, start=start)
-        else: self._standing_amount += amount; self._standing_from = start     # a batched run: its Runs holds it
-
-    @property
-    def _compiled_step(self) -> bool:
-        "Does this run step through the kernel (a class with one, whose `_step` no subclass replaced)?"
-        return self.kernel is not None and type(self)._step is None
-
-    def _kernel_args(self, out: dict) -> tuple:
-        "The method's state, diagnostics (from `out`: name -> the array its rows are written to) and parameters, as its kernel takes them after the common ones."
-        raise NotImplementedError
-
-    def _compiled(self, X):
-        "Run the kernel over the rows X (the next len(X) timestamps): in compiled code with a plain Generator, else through a port (a NoiseRecorder or exact sampler sees each draw; online, the books charge each spend first)."
-        t0, n, online = self._t, X.shape[0], self._est is None
-        if online:    # one-row outputs, copied to the step's sinks below
-            est, pub, spent, o = np.zeros((n, self._d)), np.zeros(n, bool), np.zeros(n), t0
-            out = {k: np.zeros(n) for k in self.diagnostics} | {k: np.zeros(n, bool) for k in self.flags}
-        else: est, pub, spent, o, out = self._est, self._pub, self._spent, 0, self._diag
-        common = (np.ascontiguousarray(X, dtype=np.float64), t0, o, est, pub, spent)
-        args = self._kernel_args(out)
-        if online or type(self._rng) is not np.random.Generator:
-            afford_ = None if self.books is None else (lambda t, a: check_affordable(self.books, t, a))
-            with Port(self._rng, self.sites, book=None if self.books is None else self.books.spend, afford=afford_) as pid:
-                self.kernel(*common, NO_RNG, pid, self._exact, *args)
-        else: self.kernel(*common, self._rng, NO_PORT, False, *args)
-        self._t = t0 + n
-        if online:
-            for k, v in out.items(): self._diag[k][t0] += v[0]
-            return est[0], bool(pub[0])
-        return est[t0 + n - 1], bool(pub[t0 + n - 1])
-
     def _advance(self, x):
         t = self._t
         if self.books is not None and (sched := self._scheduled(t)):    # online: the step's scheduled spends, before any draw
@@ -181,6 +171,38 @@ class CentralBaseline(Mechanism):
         else: self._est[t] = est; self._pub[t] = pub; self._last = self._est[t]
         self._t = t + 1
         return self._last, bool(pub)
+
+    def _whole_run(self, X):
+        "Make the steps of a whole stream X into the run's outputs: the kernel in one call, else a vectorised form (`_run_fast`), else the step loop."
+        if self._compiled_step: self._compiled(X)
+        elif not self._run_fast(X):
+            for x in X: self._advance(x)
+
+    def _run_fast(self, X) -> bool:
+        "A vectorised form of the whole stream that gives the step loop's numbers (Uniform, Sample, Constant): True if it ran."
+        return False
+
+    def _extra_info(self) -> dict: return {}
+
+# %% ../nbs/04_baselines.ipynb #52f13ecc
+class CentralBaseline(_Books, _CompiledSteps, _RunSteps, Mechanism):
+    "Shared machinery of the central baselines: step-wise state, ledger, diagnostics; `run` = the step loop; `start(None, d)`: the same step online."
+    stream_kind: ClassVar[str] = "histogram"
+    diagnostics: ClassVar[tuple] = ()       # per-timestamp float diagnostics recorded in Release.info
+    info_keys = {"eps_t": (PUBLIC, "the eps booked at each timestamp: the ledger's, which the release carries"),
+                 "eps_pub": (PUBLIC, "the release's budget at each timestamp: set by the public publication decisions and the books")}
+    flags: ClassVar[tuple] = ()             # per-timestamp boolean diagnostics
+    online: ClassVar[bool] = True
+    kernel: ClassVar = None                 # the compiled step (07_engine) of a method that has one: run, step, online and batched runs call it
+    sites: ClassVar[tuple] = ()             # the names its draws are filed under, by the site numbers its kernel passes (noise_roles' keys)
+    _step = None                            # a Python step (a method without a kernel, or a subclass replacing it): `_step(self, x) -> (estimate: d values, published: bool)` at timestamp self._t; book with `_spend` before drawing the noise it pays for
+
+    def start(self, T, d, rng=None):
+        "Begin a step-wise run over T timestamps of dimension d (T < w is a legitimate prefix of an infinite stream; T=None: an online run with no end, in memory independent of t); returns self."
+        T, d = None if T is None else check_int(T, "T", minimum=1), check_int(d, "d", minimum=1)
+        if T is None and self.unproven() and not self.allow_unproven:    # no Release to flag: refused at the door
+            raise UnprovenConfiguration(type(self).__name__, self.unproven())
+        return self._begin(T, d, as_rng(rng), ledger=True)
 
     def step(self, x):
         "Consume the next timestamp's histogram (length d, finite, >= 0); return (estimate, published). A bad x raises a ValueError and changes nothing."
@@ -208,20 +230,12 @@ class CentralBaseline(Mechanism):
         info.update(self._extra_info())
         return Release(self._est, self._pub, self._ledger, self.name, self.params, info)
 
-    def _extra_info(self) -> dict: return {}
-
     def run(self, stream, rng=None) -> Release:
         "Process a whole HistogramStream (same releases as the step-wise form)."
         s = self.check_stream(stream)
         self.start(s.T, s.d, rng)            # the generator and the counts' lattice: checked by the base class, before this runs
         self._whole_run(s.counts)
         return self.finish()
-
-    def _whole_run(self, X):
-        "Make the steps of a whole stream X into the run's outputs: the kernel in one call, else a vectorised form (`_run_fast`), else the step loop."
-        if self._compiled_step: self._compiled(X)
-        elif not self._run_fast(X):
-            for x in X: self._advance(x)
 
     def run_many(self, stream, n, rng=None, check=True) -> Runs:
         "n runs one after another from one generator (as n calls `run(stream, rng=g)` with the same g), from one setup: each run's whole stream (`_whole_run`) written into its rows of one array, no Release or Ledger per run; each run's windows checked unless check=False."
@@ -240,16 +254,6 @@ class CentralBaseline(Mechanism):
             if not np.all(np.isfinite(est)): raise ValueError(f"{self!r} released a non-finite estimate: see run()'s message for the range of eps and w")
             runs.check(self.eps, self.w)
         return runs
-
-    def _run_fast(self, X) -> bool:
-        "A vectorised form of the whole stream that gives the step loop's numbers (Uniform, Sample, Constant): True if it ran."
-        return False
-
-    @property
-    def _exact(self) -> bool:
-        "Does this run draw exact discrete noise (an ExactLaplace generator)?"
-        return getattr(self._rng, "exact", False)
-
 
 # %% ../nbs/04_baselines.ipynb #111220de
 @register
@@ -318,7 +322,7 @@ def array_mean(v):
     return np.add.reduce(v) / v.size
 
 # %% ../nbs/04_baselines.ipynb #bb1d0b08
-from .core import param_docs
+from wevent_nb.core import param_docs
 
 # One text per constructor parameter the central baselines share: `param_docs` composes each class's Parameters section
 BASELINE_PARAMS = {
@@ -342,8 +346,18 @@ BASELINE_PARAMS = {
                     'w-event adaptation" and "AdaPub").'),
 }
 
-# %% ../nbs/04_baselines.ipynb #3b473348
+# %% ../nbs/04_baselines.ipynb #fbb70067
+class BDParams(NamedTuple):
+    "BD's parameters as its kernel reads them, by name (built by `BD._kernel_params`)."
+    eps: float; w: int                                    # the window's budget and length
+    dis_share: float; pub_share: float                    # the shares of eps on the dissimilarity (M1) and the publications (M2)
+    threshold_mult: float                                 # the threshold in units of 1/e2 (bd_threshold(1.0, threshold))
+    remaining: int; remaining_div: float                  # WINDOW, W_SLOTS or HISTORY; a publication takes 1/remaining_div of it
+    release_scale: float                                  # the publication's Laplace scale in units of 1/e2
+
+# %% ../nbs/04_baselines.ipynb #c4882a58
 DIS, PUB, EXACT_DIS = 0, 1, 2          # BD's and BA's draw sites: the dissimilarity, the publication, the exact dissimilarity
+
 WINDOW, W_SLOTS, HISTORY = 0, 1, 2     # BD's `remaining` options, as its kernel takes them
 
 @njit(cache=True)
@@ -356,29 +370,31 @@ def dissimilarity(x, last, e1, exact, rng, pid):
         return (pairwise_sum(a, 0, d) + lap(rng, pid, 1.0 / e1, EXACT_DIS)) / d
     return mean_abs_diff(x, last) + lap(rng, pid, 1.0 / (d * e1), DIS)
 
+# %% ../nbs/04_baselines.ipynb #cd2dd475
 @njit(cache=True)
 def bd_steps(X, t0, o, est, pub, spent, rng, pid, exact,                       # the rows, where they start, the outputs, the noise
              last, e2_ring, e2_total, eps_dis, eps_pub, dis_at, cand_at,       # state and diagnostics
-             eps, w, dis_share, pub_share, threshold_mult, remaining, remaining_div, release_scale):
+             prm):                                                             # the parameters, by name (a BDParams)
     "BD's step over the rows of X (timestamps t0, t0 + 1, ...), written at row t - o of the outputs."
-    e1 = dis_share * eps / w
+    e1 = prm.dis_share * prm.eps / prm.w
     for i in range(X.shape[0]):
         t = t0 + i; k = t - o
-        if remaining == HISTORY: left = pub_share * eps - e2_total[0]
-        else: left = pub_share * eps - window_sum(e2_ring, max(t - w + 1 if remaining == WINDOW else t - w, 0), t)
-        e2 = left / remaining_div                                              # public: the window's past publications
+        if prm.remaining == HISTORY: left = prm.pub_share * prm.eps - e2_total[0]
+        else: left = prm.pub_share * prm.eps - window_sum(e2_ring, max(t - prm.w + 1 if prm.remaining == WINDOW else t - prm.w, 0), t)
+        e2 = left / prm.remaining_div                                          # public: the window's past publications
         afford(pid, t, e1 + max(e2, 0.0))                                      # the most this step may spend, before its first draw
         spend(pid, t, e1); spent[k] += e1; eps_dis[k] += e1
         dis = dissimilarity(X[i], last, e1, exact, rng, pid)
         dis_at[k], cand_at[k] = dis, e2
-        if remaining != HISTORY: ring_set(e2_ring, t, 0.0)
-        if e2 > 0 and dis > threshold_mult / e2:
+        if prm.remaining != HISTORY: ring_set(e2_ring, t, 0.0)
+        if e2 > 0 and dis > prm.threshold_mult / e2:
             spend(pid, t, e2); spent[k] += e2; eps_pub[k] += e2
-            if remaining == HISTORY: e2_total[0] += e2
+            if prm.remaining == HISTORY: e2_total[0] += e2
             else: ring_set(e2_ring, t, e2)
-            last[:] = lap_add(X[i], rng, pid, release_scale / e2, PUB); pub[k] = True
+            last[:] = lap_add(X[i], rng, pid, prm.release_scale / e2, PUB); pub[k] = True
         est[k] = last
 
+# %% ../nbs/04_baselines.ipynb #3b473348
 @register
 @param_docs(BASELINE_PARAMS)
 class BD(CentralBaseline):
@@ -424,27 +440,41 @@ class BD(CentralBaseline):
         n = self.w if self._T is None else min(self.w, self._T)          # the publications a window reads: the last w at most
         self._e2_ring, self._e2_total = np.zeros(2 * n), np.zeros(1)
 
+    def _kernel_params(self) -> BDParams:
+        "The kernel's parameters, by name."
+        return BDParams(eps=float(self.eps), w=int(self.w), dis_share=float(self.dis_share), pub_share=float(self.pub_share),
+                        threshold_mult=bd_threshold(1.0, self.threshold), remaining=self._REMAINING.index(self.remaining),
+                        remaining_div=float(self.remaining_div), release_scale=float(self.release_scale))
+
     def _kernel_args(self, out) -> tuple:
         return (self._last, self._e2_ring, self._e2_total, out["eps_dis"], out["eps_pub"], out["dis"], out["eps_cand"],
-                float(self.eps), int(self.w), float(self.dis_share), float(self.pub_share), bd_threshold(1.0, self.threshold),
-                self._REMAINING.index(self.remaining), float(self.remaining_div), float(self.release_scale))
+                self._kernel_params())
 
-# %% ../nbs/04_baselines.ipynb #e0246dee
+# %% ../nbs/04_baselines.ipynb #1422933a
+class BAParams(NamedTuple):
+    "BA's parameters as its kernel reads them, by name (built by `BA._kernel_params`)."
+    eps: float; w: int                                    # the window's budget and length
+    dis_share: float; pub_share: float                    # the shares of eps on the dissimilarity (M1) and the publications (M2)
+    threshold_mult: float                                 # the threshold in units of 1/e2 (bd_threshold(1.0, threshold))
+    nullify: bool; remember: bool                         # a publication nullifies its successors; it updates the last one
+    release_scale: float                                  # the publication's Laplace scale in units of 1/e2
+
+# %% ../nbs/04_baselines.ipynb #fb35ff47
 @njit(cache=True)
 def ba_steps(X, t0, o, est, pub, spent, rng, pid, exact,
              last, l, s, eps_dis, eps_pub, dis_at, cand_at, shares, nullified_at,
-             eps, w, dis_share, pub_share, threshold_mult, nullify, remember, release_scale):
+             prm):                                                             # the parameters, by name (a BAParams)
     "BA's step over the rows of X: l, s are the last publication's timestamp and shares (a virtual one-share publication at t = -1)."
-    e1 = dis_share * eps / w
+    e1 = prm.dis_share * prm.eps / prm.w
     for i in range(X.shape[0]):
         t = t0 + i; k = t - o
         tN = s[0] - 1
-        nullified = nullify and t - l[0] <= tN
+        nullified = prm.nullify and t - l[0] <= tN
         e2, sh = 0.0, 0
         if not nullified:
-            tA = t - (l[0] + tN) if nullify else t - l[0]
-            sh = min(tA, w)
-            e2 = pub_share * eps / w * sh
+            tA = t - (l[0] + tN) if prm.nullify else t - l[0]
+            sh = min(tA, prm.w)
+            e2 = prm.pub_share * prm.eps / prm.w * sh
         afford(pid, t, e1 + e2)                                                 # the most this step may spend, before its first draw
         spend(pid, t, e1); spent[k] += e1; eps_dis[k] += e1
         dis = dissimilarity(X[i], last, e1, exact, rng, pid)                    # drawn and charged at every timestamp
@@ -452,13 +482,14 @@ def ba_steps(X, t0, o, est, pub, spent, rng, pid, exact,
         if nullified: nullified_at[k] = True
         else:
             cand_at[k] = e2
-            if dis > threshold_mult / e2:
-                if remember: l[0], s[0] = t, sh
+            if dis > prm.threshold_mult / e2:
+                if prm.remember: l[0], s[0] = t, sh
                 shares[k] = sh
                 spend(pid, t, e2); spent[k] += e2; eps_pub[k] += e2
-                last[:] = lap_add(X[i], rng, pid, release_scale / e2, PUB); pub[k] = True
+                last[:] = lap_add(X[i], rng, pid, prm.release_scale / e2, PUB); pub[k] = True
         est[k] = last
 
+# %% ../nbs/04_baselines.ipynb #e0246dee
 @register
 @param_docs(BASELINE_PARAMS)
 class BA(BD):
@@ -485,12 +516,25 @@ class BA(BD):
     def _init(self):
         self._l, self._s = np.array([-1]), np.array([1])        # virtual one-share publication just before the stream (0-based)
 
+    def _kernel_params(self) -> BAParams:
+        "The kernel's parameters, by name."
+        return BAParams(eps=float(self.eps), w=int(self.w), dis_share=float(self.dis_share), pub_share=float(self.pub_share),
+                        threshold_mult=bd_threshold(1.0, self.threshold), nullify=bool(self.nullify),
+                        remember=bool(self.remember), release_scale=float(self.release_scale))
+
     def _kernel_args(self, out) -> tuple:
         return (self._last, self._l, self._s, out["eps_dis"], out["eps_pub"], out["dis"], out["eps_cand"], out["shares"], out["nullified"],
-                float(self.eps), int(self.w), float(self.dis_share), float(self.pub_share), bd_threshold(1.0, self.threshold),
-                bool(self.nullify), bool(self.remember), float(self.release_scale))
+                self._kernel_params())
 
-# %% ../nbs/04_baselines.ipynb #f0815434
+# %% ../nbs/04_baselines.ipynb #c47b67f2
+class FASTParams(NamedTuple):
+    "FAST's parameters as its kernel reads them, by name (built by `FAST._kernel_params`)."
+    e: float; w: int; M: int                              # a sample's budget eps/M, the window, the samples a window may hold
+    Q: float; R: float; P0: float                         # the Kalman filter
+    Kp: float; Ki: float; Kd: float; Ti: int; theta: float; xi: float   # the PID and the interval update
+    capped: bool; shared_cap: bool                        # the window's caps (False: deliberately wrong variants)
+
+# %% ../nbs/04_baselines.ipynb #70fce0e7
 FAST_SAMPLE = 0   # FAST's one draw site (its `sites`): the sample
 
 @njit(cache=True)
@@ -505,6 +549,7 @@ def samples_push(times, held, t):
     "Add the sample at t to the ring `times` (its size is the window's cap, which the caller checked)."
     times[(held[0] + held[1]) % times.shape[0]] = t; held[1] += 1
 
+# %% ../nbs/04_baselines.ipynb #c731071b
 @njit(cache=True)
 def mean_rel_diff(new, old):
     "np.mean(np.abs(new - old) / np.maximum(np.abs(new), 1.0)) for 1-D float64 arrays, bit for bit (one bin: that one term)."
@@ -515,10 +560,11 @@ def mean_rel_diff(new, old):
         a[j] = abs(new[j] - old[j]) / (1.0 if 1.0 > m else m)
     return a[0] if d == 1 else pairwise_sum(a, 0, d) / d
 
+# %% ../nbs/04_baselines.ipynb #3822ca93
 @njit(cache=True)
 def fast_steps(X, t0, o, est, pub, spent, rng, pid, exact,
                last, P, times, held, errs, ctl, prev_err, eps_pub, interval,
-               e, w, M, Q, R, P0, Kp, Ki, Kd, Ti, theta, xi, capped, shared_cap):
+               prm):                                                        # the parameters, by name (a FASTParams)
     """FAST's step over the rows of X, with nb = len(P) schedules: one for all bins (nb = 1) or one per bin (nb = d, schedule
     g: bin g). `last` is the filters' mean (every release is it); per schedule g: P[g] its variance, errs[g] its last Ti
     feedback errors (a ring), ctl[g] = [samples taken, interval I, next due timestamp, the previous sample's t (-1: none)],
@@ -529,48 +575,48 @@ def fast_steps(X, t0, o, est, pub, spent, rng, pid, exact,
     go = np.zeros(nb, np.bool_)
     for i in range(X.shape[0]):
         t = t0 + i; k = t - o
-        if not capped: held[:, 1] = 0                                       # deliberately wrong (a test's variant): no window cap
-        for g in range(nb + 1): samples_expire(times[g], held[g], t, w)
-        room = held[nb, 1] < M or not shared_cap                            # the window holds fewer than M sampling timestamps
+        if not prm.capped: held[:, 1] = 0                                   # deliberately wrong (a test's variant): no window cap
+        for g in range(nb + 1): samples_expire(times[g], held[g], t, prm.w)
+        room = held[nb, 1] < prm.M or not prm.shared_cap                    # the window holds fewer than M sampling timestamps
         any_go, I_min = False, ctl[0, 1]
         for g in range(nb):
-            due = t == 0 or ctl[g, 0] < Ti or t >= ctl[g, 2]
+            due = t == 0 or ctl[g, 0] < prm.Ti or t >= ctl[g, 2]
             I_min = min(I_min, ctl[g, 1])
-            go[g] = due and room and held[g, 1] < M
+            go[g] = due and room and held[g, 1] < prm.M
             if not go[g]:                                                   # not due, or the window is full: predict only
-                P[g] = P[g] + Q                                             # the prediction: the mean stays, the variance grows by Q
+                P[g] = P[g] + prm.Q                                         # the prediction: the mean stays, the variance grows by Q
                 if due: ctl[g, 2] = t + 1                                   # postponed by the window cap
             any_go = any_go or go[g]
         interval[k] = I_min
         if any_go:                                                          # sample at t: one noisy histogram of the due bins at eps/M
-            spend(pid, t, e); spent[k] += e; eps_pub[k] += e
+            spend(pid, t, prm.e); spent[k] += prm.e; eps_pub[k] += prm.e
             n_go = 0
             for g in range(nb): n_go += width if go[g] else 0
             xs = np.empty(n_go); j = 0
             for g in range(nb):
                 if go[g]:
                     for b in range(g * width, (g + 1) * width): xs[j] = X[i, b]; j += 1
-            z = lap_add(xs, rng, pid, 1.0 / e, FAST_SAMPLE)
+            z = lap_add(xs, rng, pid, 1.0 / prm.e, FAST_SAMPLE)
             j = 0
             for g in range(nb):
                 if not go[g]: continue
                 lo, hi, n = g * width, (g + 1) * width, ctl[g, 0]
-                Pm = P[g] + Q
+                Pm = P[g] + prm.Q
                 if n == 0:                                                  # no prior: the first posterior is the first sample
-                    last[lo:hi] = z[j:j + width]; P[g] = P0; err = 0.0
+                    last[lo:hi] = z[j:j + width]; P[g] = prm.P0; err = 0.0
                 else:                                                       # the Kalman correction
-                    K = Pm / (Pm + R)
+                    K = Pm / (Pm + prm.R)
                     xm = last[lo:hi].copy()
                     for b in range(width): last[lo + b] = xm[b] + K * (z[j + b] - xm[b])
                     P[g] = (1 - K) * Pm
                     err = mean_rel_diff(last[lo:hi], xm)                   # the feedback error: the mean relative correction
                 j += width
                 samples_push(times[g], held[g], t); ring_set(errs[g], n, err); n += 1; ctl[g, 0] = n
-                if n >= Ti:                                                 # the PID on the last Ti errors sets the interval
-                    D = Kp * err + Ki * (window_sum(errs[g], n - Ti, n) / Ti)
-                    if ctl[g, 3] >= 0 and Kd != 0: D += Kd * (err - prev_err[g]) / (t - ctl[g, 3])
-                    expo = (D - xi) / xi
-                    I_new = ctl[g, 1] + np.floor(theta * (1 - math.exp(50.0 if 50.0 < expo else expo)))   # the exponent capped at 50
+                if n >= prm.Ti:                                             # the PID on the last Ti errors sets the interval
+                    D = prm.Kp * err + prm.Ki * (window_sum(errs[g], n - prm.Ti, n) / prm.Ti)
+                    if ctl[g, 3] >= 0 and prm.Kd != 0: D += prm.Kd * (err - prev_err[g]) / (t - ctl[g, 3])
+                    expo = (D - prm.xi) / prm.xi
+                    I_new = ctl[g, 1] + np.floor(prm.theta * (1 - math.exp(50.0 if 50.0 < expo else expo)))   # the exponent capped at 50
                     ctl[g, 1] = int(I_new) if I_new > 1 else 1
                     ctl[g, 2] = t + ctl[g, 1]
                 ctl[g, 3], prev_err[g] = t, err
@@ -578,8 +624,44 @@ def fast_steps(X, t0, o, est, pub, spent, rng, pid, exact,
             pub[k] = True
         est[k] = last
 
+# %% ../nbs/04_baselines.ipynb #85321cdb
+FAST_PARAMS = {
+    "ratio": ("float", "r_F, the share of a window that may be sampled: at most M = max(1, ceil(ratio * w)) samples in "
+                       "any w consecutive timestamps, each at eps/M. A real number in the open interval (0, 1) "
+                       "(check_fraction). Default 0.075 (M = 9 at w = 120): the SPAS authors' port (from the benchmark),"
+                       ' section "FAST, w-event adaptation".'),
+    "Q": ("float", "The Kalman filter's process noise variance: between samples the prediction's variance grows by Q"
+                   " a step. A finite real > 0 (check_positive). Default 1e5: the SPAS authors' port (from the "
+                   'benchmark), section "FAST, w-event adaptation".'),
+    "R": ("float", "The Kalman filter's measurement noise variance (of a sample): gain K = P/(P + R). A finite real "
+                   '> 0 (check_positive). Default 1e6: the SPAS authors\' port (from the benchmark), section "FAST, '
+                   'w-event adaptation".'),
+    "P0": ("float", "The filter's variance at the first sample, whose posterior is that noisy sample (no prior before"
+                    " it: this implementation's choice). A finite real > 0 (check_positive). Default 100.0: the SPAS "
+                    'authors\' port (from the benchmark), section "FAST, w-event adaptation".'),
+    "Ti": ("int", "T_i: the PID sets the sampling interval once Ti samples are taken, its integral term the mean of"
+                  " the last Ti feedback errors. An integer >= 1 (check_int). Default 5: the SPAS authors' port "
+                  '(from the benchmark), section "FAST, w-event adaptation".'),
+    "theta": ("float", "The PID's interval step scale: I <- max(1, I + floor(theta (1 - exp((Delta - xi)/xi)))), in "
+                       "timestamps. A finite real > 0 (check_positive). Default 5.0: the SPAS authors' port (from the "
+                       'benchmark), section "FAST, w-event adaptation".'),
+    "xi": ("float", "The PID's error setpoint xi in that update (an error above it shortens the interval). A finite "
+                    "real > 0 (check_positive). Default 0.1: the SPAS authors' port (from the benchmark), section "
+                    '"FAST, w-event adaptation".'),
+    "I0": ("int", "The initial sampling interval I, in timestamps. An integer >= 1 (check_int). Default 1 (sample "
+                  "at every timestamp until the PID starts): the SPAS authors' port (from the benchmark), section "
+                  '"FAST, w-event adaptation".'),
+    "schedule": ("str", 'Whose errors drive the sampling: "shared", one Kalman variance and one PID schedule for all '
+                        'bins, on their mean relative correction; or "per_bin", a Kalman filter and a PID schedule per '
+                        "bin (the benchmark's idea, without its blocks), which samples only its due bins, with at most M "
+                        'sampling timestamps of any bin in a window (section "FAST per bin: the benchmark\'s form, made '
+                        'private"). One of the two (check_choice). Default "shared": the SPAS authors\' port, and on the '
+                        'four SPAS sets as good as or better than "per_bin" (same section).'),
+}
+
+# %% ../nbs/04_baselines.ipynb #f0815434
 @register
-@param_docs(BASELINE_PARAMS)
+@param_docs({**BASELINE_PARAMS, **FAST_PARAMS})
 class FAST(CentralBaseline):
     "Fan & Xiong's FAST (Kalman prediction + PID sampling), w-event: at most M = ceil(ratio*w) samples per window."
     derivation = "04_baselines: FAST (Accounting: M samples of eps/M, at most M in any window; per bin: section \"FAST per bin\")"
@@ -600,40 +682,6 @@ class FAST(CentralBaseline):
 
         Only ratio affects the budget (each sample spends eps/M); the filter and the PID read only the noisy samples
         (post-processing), so their constants change accuracy, never privacy.
-
-        Parameters
-        ----------
-        ratio : float
-            r_F, the share of a window that may be sampled: at most M = max(1, ceil(ratio * w)) samples in any w
-            consecutive timestamps, each at eps/M. A real number in the open interval (0, 1) (check_fraction).
-            Default 0.075 (M = 9 at w = 120): the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
-        Q : float
-            The Kalman filter's process noise variance: between samples the prediction's variance grows by Q a
-            step. A finite real > 0 (check_positive). Default 1e5: the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
-        R : float
-            The Kalman filter's measurement noise variance (of a sample): gain K = P/(P + R). A finite real > 0
-            (check_positive). Default 1e6: the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
-        P0 : float
-            The filter's variance at the first sample, whose posterior is that noisy sample (no prior before it: this
-            implementation's choice). A finite real > 0 (check_positive). Default 100.0: the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
-        Ti : int
-            T_i: the PID sets the sampling interval once Ti samples are taken, its integral term the mean of the last
-            Ti feedback errors. An integer >= 1 (check_int). Default 5: the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
-        theta : float
-            The PID's interval step scale: I <- max(1, I + floor(theta (1 - exp((Delta - xi)/xi)))), in timestamps.
-            A finite real > 0 (check_positive). Default 5.0: the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
-        xi : float
-            The PID's error setpoint xi in that update (an error above it shortens the interval). A finite real > 0
-            (check_positive). Default 0.1: the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
-        I0 : int
-            The initial sampling interval I, in timestamps. An integer >= 1 (check_int). Default 1 (sample at every
-            timestamp until the PID starts): the SPAS authors' port (from the benchmark), section "FAST, w-event adaptation".
-        schedule : str
-            Whose errors drive the sampling: "shared", one Kalman variance and one PID schedule for all bins, on their
-            mean relative correction; or "per_bin", a Kalman filter and a PID schedule per bin (the benchmark's idea,
-            without its blocks), which samples only its due bins, with at most M sampling timestamps of any bin in
-            a window (section "FAST per bin: the benchmark's form, made private"). One of the two (check_choice).
-            Default "shared": the SPAS authors' port, and on the four SPAS sets as good as or better than "per_bin" (same section).
         """
         super().__init__(eps, w)
         self.ratio = check_fraction(ratio, "ratio")
@@ -659,10 +707,15 @@ class FAST(CentralBaseline):
         self._ctl = np.tile(np.array([0, self.I0, 0, -1], np.int64), (nb, 1))   # samples taken, interval I, next due, the previous sample's t
         self._prev_err = np.zeros(nb)                                    # each schedule's previous sample's feedback error
 
+    def _kernel_params(self) -> FASTParams:
+        "The kernel's parameters, by name."
+        return FASTParams(e=self.eps / self.M, w=int(self.w), M=int(self.M), Q=float(self.Q), R=float(self.R), P0=float(self.P0),
+                          Kp=float(self.Kp), Ki=float(self.Ki), Kd=float(self.Kd), Ti=int(self.Ti), theta=float(self.theta),
+                          xi=float(self.xi), capped=bool(self.capped), shared_cap=bool(self.shared_cap))
+
     def _kernel_args(self, out) -> tuple:
         return (self._last, self._P, self._times, self._held, self._errs, self._ctl, self._prev_err, out["eps_pub"], out["interval"],
-                self.eps / self.M, int(self.w), int(self.M), float(self.Q), float(self.R), float(self.P0), float(self.Kp),
-                float(self.Ki), float(self.Kd), int(self.Ti), float(self.theta), float(self.xi), bool(self.capped), bool(self.shared_cap))
+                self._kernel_params())
 
 # %% ../nbs/04_baselines.ipynb #cceb8c3e
 class FASTPerBinCapsOnly(FAST):
@@ -670,53 +723,87 @@ class FASTPerBinCapsOnly(FAST):
     name, shared_cap = "FASTPerBinCapsOnly", False
     def __init__(self, eps, w, schedule="per_bin", **kw): super().__init__(eps, w, schedule=schedule, **kw)
 
-# %% ../nbs/04_baselines.ipynb #81af115f
+# %% ../nbs/04_baselines.ipynb #0f09a182
+class DSATParams(NamedTuple):
+    "DSAT's parameters as its kernel reads them, by name (built by `DSAT._kernel_params`)."
+    w: int; C_D: int; skip: int                           # the window, the samples it may hold, the untested start
+    window_span: bool                                     # elapsed="window": the sampling rate over min(t + 1, w)
+    e_inst: float; e_pub: float                           # an SVT instance's budget, a sample's
+    rate: float; delta: float; theta_P: float; T_max: float   # the feedback on the base
+    b_rho: float; b_nu: float                             # the threshold's and the query's Laplace scales
+    threshold_noise: bool; folded_threshold: bool         # the deliberately wrong variants' switches
+
+# %% ../nbs/04_baselines.ipynb #c4bf1967
 DSAT_PUBLISH, DSAT_THRESHOLD, DSAT_QUERY, DSAT_EXACT_THRESHOLD, DSAT_EXACT_QUERY = range(5)   # DSAT's draw sites (its `sites`)
 
+# %% ../nbs/04_baselines.ipynb #0bcf7c4b
 @njit(cache=True)
 def dsat_steps(X, t0, o, est, pub, spent, rng, pid, exact,
                last, times, held, svt, eps_pub, eps_svt, thr_at, base_at, compared,
-               w, C_D, skip, window_span, e_inst, e_pub, rate, delta, theta_P, T_max, b_rho, b_nu, threshold_noise, folded_threshold):
+               prm):                                                        # the parameters, by name (a DSATParams)
     """DSAT's step over the rows of X: `times` a ring of the samples in the window (held[0]: the oldest's slot, held[1]: how
     many); svt = [the noise-free base, the open instance's threshold noise rho, rho in units of 1/d (exact noise)]."""
     d = X.shape[1]
     for i in range(X.shape[0]):
         t = t0 + i; k = t - o
-        samples_expire(times, held, t, w)
+        samples_expire(times, held, t, prm.w)
         top = t == 0                                                        # t = 0: publish, and open the first instance
-        if t > skip and held[1] < C_D:                                      # past the skipped start, and the window can take a sample
-            afford(pid, t, e_inst + e_pub)                                  # a top closes its instance and publishes: before the query's draw
+        if t > prm.skip and held[1] < prm.C_D:                              # past the skipped start, and the window can take a sample
+            afford(pid, t, prm.e_inst + prm.e_pub)                          # a top closes its instance and publishes: before the query's draw
             compared[k] = True
             # Feedback: move the noise-free base towards the target sampling rate C_D / w (public sample counts only), clipped to [0, T_max].
-            span = min(t + 1, w) if window_span else t + 1
-            r = held[1] / span - rate
-            u = theta_P * abs(abs(r) - delta) / delta
+            span = min(t + 1, prm.w) if prm.window_span else t + 1
+            r = held[1] / span - prm.rate
+            u = prm.theta_P * abs(abs(r) - prm.delta) / prm.delta
             if r <= 0: svt[0] = svt[0] - u if svt[0] - u > 0.0 else 0.0
-            else: svt[0] = svt[0] + u if svt[0] + u < T_max else T_max
+            else: svt[0] = svt[0] + u if svt[0] + u < prm.T_max else prm.T_max
             # One query of the open instance: mean |x - last| + Lap(2 Delta / (e_inst / 2)) >= base + rho (exact: in units of 1/d,
             # where d * mean |x - last| is an integer of sensitivity 1 and the query noise DLap(4 / e_inst)).
             if exact:
                 a = np.empty(d)
                 for j in range(d): a[j] = abs(X[i, j] - last[j])
-                top = pairwise_sum(a, 0, d) + lap(rng, pid, b_nu * d, DSAT_EXACT_QUERY) >= d * svt[0] + svt[2]
-            else: top = mean_abs_diff(X[i], last) + lap(rng, pid, b_nu, DSAT_QUERY) >= svt[0] + svt[1]
-            if top: spend(pid, t, e_inst); spent[k] += e_inst; eps_svt[k] += e_inst     # the instance this top closes
+                top = pairwise_sum(a, 0, d) + lap(rng, pid, prm.b_nu * d, DSAT_EXACT_QUERY) >= d * svt[0] + svt[2]
+            else: top = mean_abs_diff(X[i], last) + lap(rng, pid, prm.b_nu, DSAT_QUERY) >= svt[0] + svt[1]
+            if top: spend(pid, t, prm.e_inst); spent[k] += prm.e_inst; eps_svt[k] += prm.e_inst     # the instance this top closes
         if top:                                                             # publish at eps2 / C_D, then a fresh instance
-            spend(pid, t, e_pub); spent[k] += e_pub; eps_pub[k] += e_pub
+            spend(pid, t, prm.e_pub); spent[k] += prm.e_pub; eps_pub[k] += prm.e_pub
             samples_push(times, held, t)
-            last[:] = lap_add(X[i], rng, pid, 1.0 / e_pub, DSAT_PUBLISH); pub[k] = True
+            last[:] = lap_add(X[i], rng, pid, 1.0 / prm.e_pub, DSAT_PUBLISH); pub[k] = True
             # The fresh instance's threshold noise: rho ~ Lap(Delta / (e_inst / 2)) (exact: d rho, an integer, ~ DLap(2 / e_inst)).
-            if folded_threshold:                                            # deliberately wrong (DSATClipped): one noise, into the clipped base
-                if t == 0: svt[0] += lap(rng, pid, b_rho, DSAT_THRESHOLD)
+            if prm.folded_threshold:                                        # deliberately wrong (DSATClipped): one noise, into the clipped base
+                if t == 0: svt[0] += lap(rng, pid, prm.b_rho, DSAT_THRESHOLD)
                 svt[1] = 0.0
-            elif not threshold_noise: svt[1] = 0.0                          # deliberately wrong (DSATNoThresholdNoise): none
-            elif exact: svt[2] = lap(rng, pid, b_rho * d, DSAT_EXACT_THRESHOLD); svt[1] = svt[2] / d
-            else: svt[1] = lap(rng, pid, b_rho, DSAT_THRESHOLD)
+            elif not prm.threshold_noise: svt[1] = 0.0                      # deliberately wrong (DSATNoThresholdNoise): none
+            elif exact: svt[2] = lap(rng, pid, prm.b_rho * d, DSAT_EXACT_THRESHOLD); svt[1] = svt[2] / d
+            else: svt[1] = lap(rng, pid, prm.b_rho, DSAT_THRESHOLD)
         base_at[k], thr_at[k] = svt[0], svt[0] + svt[1]
         est[k] = last
 
+# %% ../nbs/04_baselines.ipynb #67b938f3
+DSAT_PARAMS = {
+    "ratio": ("float", "The share of a window that may be sampled: at most C_D = max(1, ceil(ratio * w)) samples per "
+                       "window, each at eps/(2 C_D); also the target sampling rate C_D/w. A real number in the open "
+                       'interval (0, 1) (check_fraction). Default 0.15: the SPAS authors\' port (section "DSAT").'),
+    "T0": ("float", "The initial noise-free base B of the threshold, in units of the test's query (the mean absolute "
+                    "change per bin). Any finite real (check_real). Default 0.025: the SPAS authors' port (section "
+                    '"DSAT").'),
+    "delta": ("float", "delta, the feedback's tolerance on the sampling rate: u = theta_P abs(abs(r) - delta)/delta. A "
+                       'finite real > 0 (check_positive). Default 0.05: the SPAS authors\' port (section "DSAT").'),
+    "theta_P": ("float", "theta_P, the feedback's step on the base. A finite real > 0 (check_positive). Default 0.5: the "
+                         'SPAS authors\' port (section "DSAT").'),
+    "T_max": ("float", "The base's upper bound: B is clipped to [0, T_max] (the threshold noise on top never is). A "
+                       'finite real > 0 (check_positive). Default 2.0: the SPAS authors\' port (section "DSAT").'),
+    "skip": ("int", "M_s, the timestamps after the first that are not tested (copied): tests start at t > skip "
+                    '(0-based). An integer >= 0 (check_int). Default 2: the SPAS authors\' port (section "DSAT").'),
+    "elapsed": ("str", 'The time the sampling rate r = n_W/span - C_D/w divides by: "window", min(t, w) (the benchmark\'s'
+                       ' rule), or "absolute", t (the SPAS authors\' port, erratum "the SPAS authors\' DSAT port": it '
+                       "drives the base to 0 at once, so DSAT samples whenever the window allows; still private). One of"
+                       ' the two (check_choice). Default "window".'),
+}
+
+# %% ../nbs/04_baselines.ipynb #81af115f
 @register
-@param_docs(BASELINE_PARAMS)
+@param_docs({**BASELINE_PARAMS, **DSAT_PARAMS})
 class DSAT(CentralBaseline):
     "Li et al. 2015 DSAT (benchmark's w-event variant): feedback-adjusted SVT sampling, at most ceil(0.15 w) samples per window."
     derivation = "04_baselines: DSAT (its accounting, and the erratum on the benchmark's threshold test)"
@@ -744,32 +831,6 @@ class DSAT(CentralBaseline):
 
         Only ratio affects the budget (through C_D); the feedback moves a noise-free base that is a function of the
         public sample counts only, so its constants change accuracy, never privacy (section "DSAT", the erratum).
-
-        Parameters
-        ----------
-        ratio : float
-            The share of a window that may be sampled: at most C_D = max(1, ceil(ratio * w)) samples per window, each
-            at eps/(2 C_D); also the target sampling rate C_D/w. A real number in the open interval (0, 1)
-            (check_fraction). Default 0.15: the SPAS authors' port (section "DSAT").
-        T0 : float
-            The initial noise-free base B of the threshold, in units of the test's query (the mean absolute change
-            per bin). Any finite real (check_real). Default 0.025: the SPAS authors' port (section "DSAT").
-        delta : float
-            delta, the feedback's tolerance on the sampling rate: u = theta_P abs(abs(r) - delta)/delta. A finite
-            real > 0 (check_positive). Default 0.05: the SPAS authors' port (section "DSAT").
-        theta_P : float
-            theta_P, the feedback's step on the base. A finite real > 0 (check_positive). Default 0.5: the SPAS authors' port (section "DSAT").
-        T_max : float
-            The base's upper bound: B is clipped to [0, T_max] (the threshold noise on top never is). A finite real
-            > 0 (check_positive). Default 2.0: the SPAS authors' port (section "DSAT").
-        skip : int
-            M_s, the timestamps after the first that are not tested (copied): tests start at t > skip (0-based). An
-            integer >= 0 (check_int). Default 2: the SPAS authors' port (section "DSAT").
-        elapsed : str
-            The time the sampling rate r = n_W/span - C_D/w divides by: "window", min(t, w) (the benchmark's rule),
-            or "absolute", t (the SPAS authors' port, erratum "the SPAS authors' DSAT port": it drives the base to
-            0 at once, so DSAT samples whenever the window allows; still private). One of the two (check_choice).
-            Default "window".
         """
         super().__init__(eps, w)
         self.ratio = check_fraction(ratio, "ratio")
@@ -795,11 +856,17 @@ class DSAT(CentralBaseline):
         self._svt = np.array([float(self.T0), 0.0, 0.0])                           # the base, rho, rho in units of 1/d
         self._standing(self.e_inst, start=0)          # the instance open at a window's end
 
+    def _kernel_params(self) -> DSATParams:
+        "The kernel's parameters, by name (the scales b_rho, b_nu: of the run's d)."
+        return DSATParams(w=int(self.w), C_D=int(self.C_D), skip=int(self.skip), window_span=self.elapsed == "window",
+                          e_inst=float(self.e_inst), e_pub=float(self.e_pub), rate=float(self.rate), delta=float(self.delta),
+                          theta_P=float(self.theta_P), T_max=float(self.T_max), b_rho=float(self._b_rho),
+                          b_nu=float(self._b_nu), threshold_noise=bool(self.threshold_noise),
+                          folded_threshold=bool(self.folded_threshold))
+
     def _kernel_args(self, out) -> tuple:
         return (self._last, self._times, self._held, self._svt, out["eps_pub"], out["eps_svt"], out["threshold"], out["base"],
-                out["compared"], int(self.w), int(self.C_D), int(self.skip), self.elapsed == "window", float(self.e_inst),
-                float(self.e_pub), float(self.rate), float(self.delta), float(self.theta_P), float(self.T_max),
-                float(self._b_rho), float(self._b_nu), bool(self.threshold_noise), bool(self.folded_threshold))
+                out["compared"], self._kernel_params())
 
 # %% ../nbs/04_baselines.ipynb #3da9b074
 class DSATClipped(DSAT):
@@ -834,8 +901,15 @@ def group_means(bucket, x, size, noise):
     for b in range(bucket.size): h[b] = sums[bucket[b]] / size[bucket[b]]
     return h
 
-# %% ../nbs/04_baselines.ipynb #8bf2be21
-from .engine import uniform
+# %% ../nbs/04_baselines.ipynb #b25186bc
+class AdaPubParams(NamedTuple):
+    "AdaPub's parameters as its kernel reads them, by name (built by `AdaPub._kernel_params`)."
+    eps: float; eps_A: float; dev_scale: float            # the budget, a step's on the group sums, the deviation's Laplace scale
+    g: int                                                # the pivots of dimension grouping (0: none)
+    Kp: float; Ki: float; Kd: float; n_int: int; gamma: float   # the PID and its feedback error
+
+# %% ../nbs/04_baselines.ipynb #27c70651
+from wevent_nb.engine import uniform
 
 ADA_RELEASE, ADA_DEVIATION = 0, 1      # AdaPub's draw sites: the group means' noise, the time-grouping deviation's
 
@@ -844,43 +918,44 @@ def lap_draws(rng, pid, scale, n, site):
     "rng.laplace(0.0, scale, n): n draws in order (through port pid when pid >= 0). A draw is never -0.0, so 0.0 + it is it."
     return lap_add(np.zeros(n), rng, pid, scale, site)
 
+# %% ../nbs/04_baselines.ipynb #509f0714
 @njit(cache=True)
 def adapub_steps(X, t0, o, est, pub, spent, rng, pid, exact,          # the rows, where they start, the outputs, the noise
                  last, errs, group, group_n, n_groups,                # state and diagnostic
-                 eps, eps_A, dev_scale, g, Kp, Ki, Kd, n_int, gamma):
+                 prm):                                                # the parameters, by name (an AdaPubParams)
     "AdaPub's step over the rows of X: noisy means of dimension groups, then per bin a PID-thresholded test that starts a new time group or adds to it; the release is the time group's median."
     d, n = X.shape[1], errs.shape[1] // 2
     alone, ones = np.arange(d), np.ones(d, np.int64)
     new, thr, change = np.empty(d, np.bool_), np.empty(d), np.empty(d)
     for i in range(X.shape[0]):
         t = t0 + i; k = t - o; x = X[i]
-        if t == 0 or g == 0 or d == 1:                                     # every bin its own dimension group
+        if t == 0 or prm.g == 0 or d == 1:                                 # every bin its own dimension group
             bucket, size = alone, ones
         else:                                                              # g pivots uniform over the last release's range
             lo, hi = last.min(), last.max()
-            piv = np.empty(g)
-            for j in range(g): piv[j] = uniform(rng, pid, lo, hi)
+            piv = np.empty(prm.g)
+            for j in range(prm.g): piv[j] = uniform(rng, pid, lo, hi)
             bucket = np.searchsorted(np.sort(piv), last)                   # each bin's bucket: its last released value among the pivots
-            size = np.zeros(g + 1, np.int64)
+            size = np.zeros(prm.g + 1, np.int64)
             for b in range(d): size[bucket[b]] += 1
         n_grp = np.count_nonzero(size); n_groups[k] = n_grp
-        h = group_means(bucket, x, size, lap_draws(rng, pid, 1.0 / eps_A, n_grp, ADA_RELEASE))   # eps_A on the group sums
+        h = group_means(bucket, x, size, lap_draws(rng, pid, 1.0 / prm.eps_A, n_grp, ADA_RELEASE))   # eps_A on the group sums
         new[:] = True                                                      # every time group starts at t = 0
         if t > 0:
-            lo_w = max(1, t - n_int + 1)                                   # the PID integral: errors lo_w..t
+            lo_w = max(1, t - prm.n_int + 1)                               # the PID integral: errors lo_w..t
             for b in range(d):
-                e = abs(last[b] - h[b]) / (gamma if h[b] < gamma else h[b])       # feedback error |last - h| / max(h, gamma)
+                e = abs(last[b] - h[b]) / (prm.gamma if h[b] < prm.gamma else h[b])       # feedback error |last - h| / max(h, gamma)
                 ring_set(errs[b], t, e)
                 if d == 1: s = window_sum(errs[b], lo_w, t + 1)                  # one bin: numpy's pairwise sum of the column
                 else:                                                             # several: numpy adds the rows in order
                     s = errs[b, lo_w % n]
                     for u in range(lo_w + 1, t + 1): s += errs[b, u % n]
-                p = Kp * e + Ki * (s / (t + 1 - lo_w))
-                if Kd != 0.0: p = p + Kd * (e - errs[b, (t - 1) % n])            # K_d = 0 would add exactly 0
-                v = p * p / eps
+                p = prm.Kp * e + prm.Ki * (s / (t + 1 - lo_w))
+                if prm.Kd != 0.0: p = p + prm.Kd * (e - errs[b, (t - 1) % n])    # K_d = 0 would add exactly 0
+                v = p * p / prm.eps
                 thr[b] = 1.0 if v < 1.0 else v                                    # max(1, p^2 / eps)
                 change[b] = abs(x[b] - last[b])
-            dev = lap_add(change, rng, pid, dev_scale, ADA_DEVIATION)     # |x - last| + Lap(2w/eps_c): eps_c/(2w) a step
+            dev = lap_add(change, rng, pid, prm.dev_scale, ADA_DEVIATION)     # |x - last| + Lap(2w/eps_c): eps_c/(2w) a step
             for b in range(d): new[b] = dev[b] > thr[b]
         for b in range(d):                                                 # the release: the median of the bin's time group
             if new[b]: group[b, 0] = h[b]; group_n[b] = 1; last[b] = h[b]
@@ -890,12 +965,14 @@ def adapub_steps(X, t0, o, est, pub, spent, rng, pid, exact,          # the rows
                 last[b] = sorted_median(group[b], group_n[b])
         est[k] = last; pub[k] = True
 
+# %% ../nbs/04_baselines.ipynb #1f3a82a8
 def capacity(cap: int, need: int, shrink: bool = False) -> int:
     "A buffer's length for `need` entries: doubled until they fit; with shrink (online), halved while a quarter would do, down to 16."
     while cap < need: cap *= 2
     while shrink and cap > 16 and 4 * need <= cap: cap //= 2
     return cap
 
+# %% ../nbs/04_baselines.ipynb #8bf2be21
 @register
 @param_docs(BASELINE_PARAMS)
 class AdaPub(CentralBaseline):
@@ -967,10 +1044,14 @@ class AdaPub(CentralBaseline):
         if self._T is None: self._room(int(self._group_n.max()), shrink=True)
         return out
 
+    def _kernel_params(self) -> AdaPubParams:
+        "The kernel's parameters, by name."
+        return AdaPubParams(eps=float(self.eps), eps_A=float(self.eps_A), dev_scale=self.deviation_scale * self.w / self.eps_c,
+                            g=int(self.g), Kp=float(self.Kp), Ki=float(self.Ki), Kd=float(self.Kd), n_int=int(self.n_int),
+                            gamma=float(self.gamma))
+
     def _kernel_args(self, out) -> tuple:
-        return (self._last, self._errs, self._group, self._group_n, out["n_groups"],
-                float(self.eps), float(self.eps_A), self.deviation_scale * self.w / self.eps_c, int(self.g),
-                float(self.Kp), float(self.Ki), float(self.Kd), int(self.n_int), float(self.gamma))
+        return (self._last, self._errs, self._group, self._group_n, out["n_groups"], self._kernel_params())
 
 # %% ../nbs/04_baselines.ipynb #5744cd40
 @njit(cache=True)
@@ -995,7 +1076,14 @@ def group_deviation(X, SX, gstart, cols, t, base=0):
         out[q] = s
     return out
 
-# %% ../nbs/04_baselines.ipynb #36d49b85
+# %% ../nbs/04_baselines.ipynb #f7f55408
+class PeGaSusParams(NamedTuple):
+    "PeGaSus's parameters as its kernel reads them, by name (built by `PeGaSus._kernel_params`)."
+    eps_pp: float; eps_g: float                           # a step's budget on the perturber and on the grouper
+    theta_mult: float                                     # the grouper's threshold in units of 1/eps_g
+    threshold_noise: bool                                 # a new group's threshold noise (False: deliberately wrong)
+
+# %% ../nbs/04_baselines.ipynb #39bb3ff0
 PEG_PERTURB, PEG_THRESHOLD, PEG_DEVIATION = 0, 1, 2   # PeGaSus's draw sites: the perturber, a new group's threshold, a test's deviation
 
 @njit(cache=True)
@@ -1011,16 +1099,17 @@ def keep_row(rows, held, x, c):
     if d == 1: rows[off + n, 1] = c[0]
     held[2] = n + 1
 
+# %% ../nbs/04_baselines.ipynb #2a43e9f8
 @njit(cache=True)
 def pegasus_steps(X, t0, o, est, pub, spent, rng, pid, exact,         # the rows, where they start, the outputs, the noise
                   last, rows, held, is_open, gstart, thr, SX, SC,      # state
-                  eps_pp, eps_g, theta_mult, threshold_noise):
+                  prm):                                                # the parameters, by name (a PeGaSusParams)
     "PeGaSus's step over the rows of X, per bin: perturb; open a group (a noisy threshold) or test the open one (a noisy deviation); release the mean of the group's perturbed values."
     d = X.shape[1]
     new, cont = np.empty(d, np.bool_), np.empty(d, np.int64)
     for i in range(X.shape[0]):
         t = t0 + i; k = t - o; x = X[i]
-        c = lap_add(x, rng, pid, 1.0 / eps_pp, PEG_PERTURB)              # the perturber: x + Lap(1/eps_pp)
+        c = lap_add(x, rng, pid, 1.0 / prm.eps_pp, PEG_PERTURB)          # the perturber: x + Lap(1/eps_pp)
         keep_row(rows, held, x, c)
         base = held[0] - held[1]                                          # timestamp u's row is rows[u - base]
         n_new = n_cont = 0
@@ -1029,8 +1118,8 @@ def pegasus_steps(X, t0, o, est, pub, spent, rng, pid, exact,         # the rows
             if new[b]: n_new += 1
             else: cont[n_cont] = b; n_cont += 1
         if n_new:
-            th = np.full(n_new, theta_mult / eps_g)
-            if threshold_noise: th = lap_add(th, rng, pid, 4.0 / eps_g, PEG_THRESHOLD)   # theta + Lap(4/eps_g)
+            th = np.full(n_new, prm.theta_mult / prm.eps_g)
+            if prm.threshold_noise: th = lap_add(th, rng, pid, 4.0 / prm.eps_g, PEG_THRESHOLD)   # theta + Lap(4/eps_g)
             j = 0
             for b in range(d):
                 if new[b]: gstart[b] = t; thr[b] = th[j]; j += 1
@@ -1038,7 +1127,7 @@ def pegasus_steps(X, t0, o, est, pub, spent, rng, pid, exact,         # the rows
             if new[b]: SX[b], SC[b] = x[b], c[b]
             else: SX[b] += x[b]; SC[b] += c[b]
         if n_cont:                                                        # the groups that go on are tested
-            dev = lap_add(group_deviation(rows, SX, gstart, cont[:n_cont], t, base), rng, pid, 8.0 / eps_g, PEG_DEVIATION)   # dev + Lap(8/eps_g)
+            dev = lap_add(group_deviation(rows, SX, gstart, cont[:n_cont], t, base), rng, pid, 8.0 / prm.eps_g, PEG_DEVIATION)   # dev + Lap(8/eps_g)
             for j in range(n_cont):
                 b = cont[j]
                 if abs(dev[j]) >= abs(thr[b]):                            # the group closes: t alone, in a closed group
@@ -1052,6 +1141,7 @@ def pegasus_steps(X, t0, o, est, pub, spent, rng, pid, exact,         # the rows
         drop = min(gstart.min() - held[0], held[2])                       # the rows no open group reads are forgotten
         if drop > 0: held[0] += drop; held[1] += drop; held[2] -= drop
 
+# %% ../nbs/04_baselines.ipynb #36d49b85
 @register
 @param_docs(BASELINE_PARAMS)
 class PeGaSus(CentralBaseline):
@@ -1114,9 +1204,14 @@ class PeGaSus(CentralBaseline):
         if self._T is None: self._room(int(self._held[2]), shrink=True)
         return out
 
+    def _kernel_params(self) -> PeGaSusParams:
+        "The kernel's parameters, by name."
+        return PeGaSusParams(eps_pp=float(self.eps_pp), eps_g=float(self.eps_g), theta_mult=float(self.theta_mult),
+                             threshold_noise=bool(self.threshold_noise))
+
     def _kernel_args(self, out) -> tuple:
         return (self._last, self._rows, self._held, self._open, self._gstart, self._thr, self._SX, self._SC,
-                float(self.eps_pp), float(self.eps_g), float(self.theta_mult), bool(self.threshold_noise))
+                self._kernel_params())
 
 # %% ../nbs/04_baselines.ipynb #3d29f0f2
 @register

@@ -6,6 +6,7 @@ Docs: https://wevent-nb.github.io/wevent_nb/bd_grouping.html.md"""
 
 # %% ../nbs/09_bd_grouping.ipynb #bdg00004
 from __future__ import annotations
+from typing import NamedTuple
 import numpy as np
 from numba import objmode
 from .core import PUBLIC, register, check_int, param_docs
@@ -14,12 +15,13 @@ from .baselines import CentralBaseline, BASELINE_PARAMS, bd_threshold
 from .validation import check_choice
 
 # %% auto #0
-__all__ = ['GDIS', 'GPUB', 'SHARED', 'PER_GROUP', 'PERIOD', 'GROUPS_PER_BIN', 'SCHAELER', 'default_groups', 'lap_vec',
-           'group_bounds', 'regroup', 'bdg_steps', 'BDGrouping', 'BDGroupingHalfNoise']
+__all__ = ['PERIOD', 'GROUPS_PER_BIN', 'default_groups', 'BDGrouping']
 
-# %% ../nbs/09_bd_grouping.ipynb #bdg00008
+# %% ../nbs/09_bd_grouping.ipynb #63f2517b
 GDIS, GPUB = 0, 1              # the draw sites: the groups' dissimilarities, the publishing groups' bins
 SHARED, PER_GROUP = 0, 1       # the accounting, as the kernel takes it: the one shared window (private), or the Java form's per-bin windows
+
+# %% ../nbs/09_bd_grouping.ipynb #bdg00008
 PERIOD = 10                    # regrouping period in timestamps: the benchmark's PERIOD (BDwithGrouping.java)
 GROUPS_PER_BIN = 0.002         # the benchmark's number of groups per bin (Experiment.java: max(1, (int)(0.002 d)))
 
@@ -27,6 +29,7 @@ def default_groups(d: int) -> int:
     "The benchmark's number of groups for d bins: max(1, floor(0.002 d))."
     return max(1, int(GROUPS_PER_BIN * d))
 
+# %% ../nbs/09_bd_grouping.ipynb #13baf9e7
 @njit(cache=True)
 def lap_vec(rng, pid, scales, site):
     "One Laplace draw per entry of `scales`, in order, each at its own scale: in compiled code (pid < 0), else in one port call (a recorder files it at the smallest scale)."
@@ -51,30 +54,39 @@ def regroup(order, sq, period):
     order[:] = np.argsort(np.sqrt(sq / period), kind="mergesort")
     sq[:] = 0.0
 
+# %% ../nbs/09_bd_grouping.ipynb #e8fb00fb
+class BDGParams(NamedTuple):
+    "BD with grouping's parameters as its kernel reads them, by name (built by `BDGrouping._kernel_params`)."
+    eps: float; w: int                                    # the window's budget and length
+    g: int; period: int                                   # the groups (of the run's d) and the regrouping period
+    accounting: int                                       # SHARED or PER_GROUP
+    threshold_mult: float                                 # the threshold in units of 1/e2 (bd_threshold(1.0, threshold))
+    release_scale: float                                  # the publication's Laplace scale in units of 1/e2
+
 # %% ../nbs/09_bd_grouping.ipynb #bdg00012
 @njit(cache=True)
 def bdg_steps(X, t0, o, est, pub, spent, rng, pid, exact,                        # the rows, where they start, the outputs, the noise
               last, order, sq, e2_ring, bin_ring, bin_used, eps_dis, eps_pub, eps_cand, groups_pub,   # state and diagnostics
-              eps, w, g, period, accounting, threshold_mult, release_scale):
+              prm):                                                              # the parameters, by name (a BDGParams)
     "BD with grouping's step over the rows of X (timestamps t0, t0 + 1, ...), written at row t - o of the outputs."
     d = X.shape[1]
-    e1 = 0.5 * eps / w
-    dis_scales = np.full(g, 1.0 / e1)                     # Lap(1/e1) on each group's sum |H_t - last|: the vector has L1 sensitivity 1
-    cand, a = np.empty(g), np.empty(d)
+    e1 = 0.5 * prm.eps / prm.w
+    dis_scales = np.full(prm.g, 1.0 / e1)                 # Lap(1/e1) on each group's sum |H_t - last|: the vector has L1 sensitivity 1
+    cand, a = np.empty(prm.g), np.empty(d)
     pub_bins, pub_scales = np.empty(d, np.int64), np.empty(d)
     for i in range(X.shape[0]):
         t = t0 + i; k = t - o
-        if g > 1 and t > 0 and t % period == 0: regroup(order, sq, period)     # released values only: post-processing
-        if accounting == SHARED:                                              # the one window: its booked per-timestamp maxima
-            cand[:] = (0.5 * eps - window_sum(e2_ring, max(t - w + 1, 0), t)) / 2.0
+        if prm.g > 1 and t > 0 and t % prm.period == 0: regroup(order, sq, prm.period)     # released values only: post-processing
+        if prm.accounting == SHARED:                                          # the one window: its booked per-timestamp maxima
+            cand[:] = (0.5 * prm.eps - window_sum(e2_ring, max(t - prm.w + 1, 0), t)) / 2.0
         else:                                                                 # the Java form: each bin's own window, a group its poorest bin's
-            if t >= w:
-                for b in range(d): bin_used[b] -= bin_ring[t % w, b]
-            bin_ring[t % w, :] = 0.0
-            for j in range(g):
-                lo, hi = group_bounds(d, g, j)
+            if t >= prm.w:
+                for b in range(d): bin_used[b] -= bin_ring[t % prm.w, b]
+            bin_ring[t % prm.w, :] = 0.0
+            for j in range(prm.g):
+                lo, hi = group_bounds(d, prm.g, j)
                 c = np.inf
-                for q in range(lo, hi): c = min(c, (0.5 * eps - bin_used[order[q]]) / 2.0)
+                for q in range(lo, hi): c = min(c, (0.5 * prm.eps - bin_used[order[q]]) / 2.0)
                 cand[j] = c
         top = max(cand.max(), 0.0)
         afford(pid, t, e1 + top)                                              # the most this step may spend, before its first draw
@@ -82,27 +94,28 @@ def bdg_steps(X, t0, o, est, pub, spent, rng, pid, exact,                       
         z = lap_vec(rng, pid, dis_scales, GDIS)
         for q in range(d): a[q] = abs(X[i, order[q]] - last[order[q]])
         n_bins, cost, n_groups = 0, 0.0, 0
-        for j in range(g):
-            lo, hi = group_bounds(d, g, j)
+        for j in range(prm.g):
+            lo, hi = group_bounds(d, prm.g, j)
             dis = (pairwise_sum(a, lo, hi - lo) + z[j]) / (hi - lo)         # a function of the noisy sum only (exact noise: its lattice)
-            if cand[j] > 0 and dis > threshold_mult / cand[j]:
+            if cand[j] > 0 and dis > prm.threshold_mult / cand[j]:
                 n_groups += 1; cost = max(cost, cand[j])
                 for q in range(lo, hi):
-                    b = order[q]; pub_bins[n_bins] = b; pub_scales[n_bins] = release_scale / cand[j]; n_bins += 1
-                    if accounting == PER_GROUP: bin_ring[t % w, b] = cand[j]; bin_used[b] += cand[j]
+                    b = order[q]; pub_bins[n_bins] = b; pub_scales[n_bins] = prm.release_scale / cand[j]; n_bins += 1
+                    if prm.accounting == PER_GROUP: bin_ring[t % prm.w, b] = cand[j]; bin_used[b] += cand[j]
         eps_cand[k], groups_pub[k] = top, n_groups
-        if accounting == SHARED: ring_set(e2_ring, t, cost)
+        if prm.accounting == SHARED: ring_set(e2_ring, t, cost)
         if n_bins > 0:
             spend(pid, t, cost); spent[k] += cost; eps_pub[k] += cost             # disjoint groups at t: the largest of their budgets
             zp = lap_vec(rng, pid, pub_scales[:n_bins], GPUB)
             for q in range(n_bins): last[pub_bins[q]] = X[i, pub_bins[q]] + zp[q]
             pub[k] = True
-        if g > 1: sq += last * last
+        if prm.g > 1: sq += last * last
         est[k] = last
 
-# %% ../nbs/09_bd_grouping.ipynb #bdg00013
+# %% ../nbs/09_bd_grouping.ipynb #d16ff6ed
 SCHAELER = "Schäler, Hütter & Schäler, PVLDB 16(8) 2023 (the w-event benchmark's BDwithGrouping; BD: Kellaris et al. 2014)"
 
+# %% ../nbs/09_bd_grouping.ipynb #bdg00013
 @register
 @param_docs(BASELINE_PARAMS)
 class BDGrouping(CentralBaseline):
@@ -170,11 +183,15 @@ class BDGrouping(CentralBaseline):
         self._bin_ring = np.zeros((self.w, d) if per_bin else (1, 1))
         self._bin_used = np.zeros(d if per_bin else 1)
 
+    def _kernel_params(self) -> BDGParams:
+        "The kernel's parameters, by name (g: of the run's d)."
+        return BDGParams(eps=float(self.eps), w=int(self.w), g=int(self._g), period=int(self.period),
+                         accounting=self._ACCOUNTING.index(self.accounting), threshold_mult=bd_threshold(1.0, self.threshold),
+                         release_scale=float(self.release_scale))
+
     def _kernel_args(self, out) -> tuple:
         return (self._last, self._order, self._sq, self._e2_ring, self._bin_ring, self._bin_used,
-                out["eps_dis"], out["eps_pub"], out["eps_cand"], out["groups_published"],
-                float(self.eps), int(self.w), int(self._g), int(self.period), self._ACCOUNTING.index(self.accounting),
-                bd_threshold(1.0, self.threshold), float(self.release_scale))
+                out["eps_dis"], out["eps_pub"], out["eps_cand"], out["groups_published"], self._kernel_params())
 
 # %% ../nbs/09_bd_grouping.ipynb #fcb1566c
 class BDGroupingHalfNoise(BDGrouping):

@@ -7,6 +7,7 @@ Docs: https://wevent-nb.github.io/wevent_nb/rescuedp.html.md"""
 # %% ../nbs/08_rescuedp.ipynb #e9f47d20
 from __future__ import annotations
 import math
+from typing import NamedTuple
 import numpy as np
 from .core import PUBLIC, register, param_docs, check_int, check_positive, check_fraction
 from .baselines import CentralBaseline, BASELINE_PARAMS
@@ -14,8 +15,7 @@ from .validation import check_real, check_choice
 from .engine import njit, lap_add, spend, afford, window_sum, ring_set
 
 # %% auto #0
-__all__ = ['RDP_SAMPLE', 'SHARED', 'PER_LOCATION', 'RESCUE_PAPER', 'RESCUE_PARAMS', 'rescue_allocation', 'pearson_above',
-           'group_locations', 'rescuedp_steps', 'RescueDP', 'RescueDP1D', 'RescueDPHalfNoise']
+__all__ = ['RescueDP', 'RescueDP1D']
 
 # %% ../nbs/08_rescuedp.ipynb #fa95091d
 @njit(cache=True)
@@ -66,11 +66,44 @@ def group_locations(pred, recent, cand, tau1, tau2, tau3, gid):
 RDP_SAMPLE = 0           # RescueDP's one draw site (its `sites`): the samples of one timestamp, one Laplace draw per group
 SHARED, PER_LOCATION = 0, 1   # the `accounting` options, as the kernel takes them
 
+# %% ../nbs/08_rescuedp.ipynb #dc8ca465
+@njit(cache=True)
+def rescue_groups(take, n_s, recent, gid, prm):
+    "Group the sampled locations (take) with kappa releases whose prediction is at most tau1, into gid; the number of groups (0 without grouping)."
+    if not prm.grouping: return 0
+    d = take.shape[0]
+    pred = np.zeros(d); cand = np.zeros(d, np.bool_)
+    for j in range(d):
+        if take[j] and n_s[j] >= prm.kappa:
+            s = 0.0
+            for q in range(prm.kappa): s += recent[j, q]
+            pred[j] = s / prm.kappa
+            cand[j] = pred[j] <= prm.tau1
+    return group_locations(pred, recent, cand, prm.tau1, prm.tau2, prm.tau3, gid)
+
+# %% ../nbs/08_rescuedp.ipynb #96dcca6b
+@njit(cache=True)
+def running_variance(stats, v):
+    "Add v to stats = [count, mean, sum of squared deviations] (Welford's update); return the variance."
+    stats[0] += 1; dlt = v - stats[1]; stats[1] += dlt / stats[0]
+    stats[2] += dlt * (v - stats[1])
+    return stats[2] / stats[0]
+
+# %% ../nbs/08_rescuedp.ipynb #2e70e94c
+class RescueParams(NamedTuple):
+    "RescueDP's parameters as its kernel reads them, by name (built by `RescueDP._kernel_params`)."
+    eps: float; w: int                                           # the window's budget and length
+    pi: int; Kp: float; Ki: float; Kd: float; theta: float       # the PID and the interval update
+    phi: float; p_max: float; e_max: float                       # the allocation (e_max here in budget: e_max * eps)
+    P0: float; Q: float; R: float                                # the Kalman filter (Q, R < 0: None, each location's own)
+    tau1: float; tau2: float; tau3: float; kappa: int; grouping: bool   # the grouping
+    accounting: int; noise_scale: float                          # SHARED or PER_LOCATION; the draws' scale in units of 1/e_t
+
 # %% ../nbs/08_rescuedp.ipynb #04c44e0a
 @njit(cache=True)
-def rescuedp_steps(X, t0, o, est, pub, spent, rng, pid, exact,
+def rescuedp_steps(X, t0, o, est, pub, spent, rng, pid, exact,                  # the rows, where they start, the outputs, the noise
                    last, P, Qs, stats, interval, due, n_s, recent, errs, last_err, last_t, booked, own, eps_pub, sampled, groups,
-                   eps, w, pi, Kp, Ki, Kd, theta, phi, p_max, e_max, P0, Q, R, tau1, tau2, tau3, kappa, grouping, accounting, noise_scale):
+                   prm):                                                        # the parameters, by name (a RescueParams)
     """RescueDP's step over the rows of X, per location j: sample when due; group the small correlated sampled locations; one
     Laplace draw a group (scale 1/e_g on its sum); the Kalman filter (predict every step, correct at samples); the PID sets
     the next interval. `booked` rings the window's per-timestamp spends (shared), `own` each location's (per_location)."""
@@ -78,10 +111,10 @@ def rescuedp_steps(X, t0, o, est, pub, spent, rng, pid, exact,
     gid = np.full(d, -1, np.int64)
     for i in range(X.shape[0]):
         t = t0 + i; k = t - o; x = X[i]
-        lo = max(t - w + 1, 0)
-        eps_rm = np.full(d, eps - window_sum(booked, lo, t))              # the budget each location's allocation reads: the window's
-        if accounting == PER_LOCATION:                                    # (the benchmark's: each location's own, unproven)
-            for j in range(d): eps_rm[j] = eps - window_sum(own[j], lo, t)
+        lo = max(t - prm.w + 1, 0)
+        eps_rm = np.full(d, prm.eps - window_sum(booked, lo, t))          # the budget each location's allocation reads: the window's
+        if prm.accounting == PER_LOCATION:                                # (the benchmark's: each location's own, unproven)
+            for j in range(d): eps_rm[j] = prm.eps - window_sum(own[j], lo, t)
         if t > 0:
             for j in range(d): P[j] += Qs[j]                              # predict: the mean stays, the variance grows by Q
         take = np.zeros(d, np.bool_)
@@ -91,68 +124,56 @@ def rescuedp_steps(X, t0, o, est, pub, spent, rng, pid, exact,
                 if eps_rm[j] > 0: take[j] = True; n_take += 1
                 else: due[j] = t + 1                                      # nothing left to spend: postponed
         ring_set(booked, t, 0.0)
-        if accounting == PER_LOCATION:
+        if prm.accounting == PER_LOCATION:
             for j in range(d): ring_set(own[j], t, 0.0)
         if n_take:
             gid[:] = -1
-            G = 0
-            if grouping:                                                  # the small locations with kappa releases are grouped
-                pred = np.zeros(d); cand = np.zeros(d, np.bool_)
-                for j in range(d):
-                    if take[j] and n_s[j] >= kappa:
-                        s = 0.0
-                        for q in range(kappa): s += recent[j, q]
-                        pred[j] = s / kappa
-                        cand[j] = pred[j] <= tau1
-                G = group_locations(pred, recent, cand, tau1, tau2, tau3, gid)
+            G = rescue_groups(take, n_s, recent, gid, prm)               # the small locations with kappa releases are grouped
             for j in range(d):
                 if take[j] and gid[j] < 0: gid[j] = G; G += 1          # the others alone
             e_g = np.full(G, np.inf); s_g = np.zeros(G); n_g = np.zeros(G)
             for j in range(d):
                 if take[j]:
                     g = gid[j]
-                    e_g[g] = min(e_g[g], rescue_allocation(eps_rm[j], interval[j], phi, p_max, e_max))   # a group: its least
+                    e_g[g] = min(e_g[g], rescue_allocation(eps_rm[j], interval[j], prm.phi, prm.p_max, prm.e_max))   # a group: its least
                     s_g[g] += x[j]; n_g[g] += 1
             e_t = 0.0
             for g in range(G): e_t = max(e_t, e_g[g])                     # disjoint groups, one timestamp: the largest
             afford(pid, t, e_t)
             spend(pid, t, e_t); spent[k] += e_t; eps_pub[k] = e_t
             ring_set(booked, t, e_t)
-            z = lap_add(np.zeros(G), rng, pid, noise_scale / e_t, RDP_SAMPLE)   # Lap(1/e_t) each; times e_t / e_g: Lap(1/e_g)
+            z = lap_add(np.zeros(G), rng, pid, prm.noise_scale / e_t, RDP_SAMPLE)   # Lap(1/e_t) each; times e_t / e_g: Lap(1/e_g)
             obs = np.empty(G)
             for g in range(G): obs[g] = (s_g[g] + z[g] * (e_t / e_g[g])) / n_g[g]
             sampled[k] = n_take; groups[k] = G
-            rm_next = eps - window_sum(booked, max(t - w + 2, 0), t + 1)    # what the next timestamp may read (lambda_r)
+            rm_next = prm.eps - window_sum(booked, max(t - prm.w + 2, 0), t + 1)    # what the next timestamp may read (lambda_r)
             for j in range(d):
                 if not take[j]: continue
                 g = gid[j]; zj = obs[g]
-                if accounting == PER_LOCATION: ring_set(own[j], t, e_g[g])
-                if n_s[j] == 0: prev = zj; last[j] = zj; P[j] = P0          # no prior: the first posterior is the first sample
+                if prm.accounting == PER_LOCATION: ring_set(own[j], t, e_g[g])
+                if n_s[j] == 0: prev = zj; last[j] = zj; P[j] = prm.P0      # no prior: the first posterior is the first sample
                 else:
                     prev = last[j]
-                    Rj = R if R > 0 else 2.0 / (e_g[g] * n_g[g]) ** 2          # R <= 0: the sample's own noise variance
+                    Rj = prm.R if prm.R > 0 else 2.0 / (e_g[g] * n_g[g]) ** 2  # R <= 0: the sample's own noise variance
                     Kg = P[j] / (P[j] + Rj)
                     last[j] = prev + Kg * (zj - prev); P[j] = (1 - Kg) * P[j]
-                if Q < 0:                                                   # Q < 0: the running variance of j's releases at its samples
-                    v = last[j]
-                    stats[j, 0] += 1; dlt = v - stats[j, 1]; stats[j, 1] += dlt / stats[j, 0]
-                    stats[j, 2] += dlt * (v - stats[j, 1]); Qs[j] = stats[j, 2] / stats[j, 0]
-                for q in range(kappa - 1): recent[j, q] = recent[j, q + 1]
-                recent[j, kappa - 1] = last[j]
+                if prm.Q < 0: Qs[j] = running_variance(stats[j], last[j])    # Q < 0: the running variance of j's releases at its samples
+                for q in range(prm.kappa - 1): recent[j, q] = recent[j, q + 1]
+                recent[j, prm.kappa - 1] = last[j]
                 n_s[j] += 1
                 if n_s[j] == 1: due[j] = t + int(interval[j]); last_t[j] = t; continue
                 err = abs(last[j] - prev)                                  # the feedback error: the change between samples
-                for q in range(pi - 1): errs[j, q] = errs[j, q + 1]
-                errs[j, pi - 1] = err
-                m = min(pi, n_s[j] - 1); integ = 0.0
-                for q in range(pi - m, pi): integ += errs[j, q]
-                delta = Kp * err + Ki * integ / m
-                if n_s[j] > 2: delta += Kd * (err - last_err[j]) / (t - last_t[j])   # the derivative: the error's change per timestamp
+                for q in range(prm.pi - 1): errs[j, q] = errs[j, q + 1]
+                errs[j, prm.pi - 1] = err
+                m = min(prm.pi, n_s[j] - 1); integ = 0.0
+                for q in range(prm.pi - m, prm.pi): integ += errs[j, q]
+                delta = prm.Kp * err + prm.Ki * integ / m
+                if n_s[j] > 2: delta += prm.Kd * (err - last_err[j]) / (t - last_t[j])   # the derivative: the error's change per timestamp
                 last_err[j], last_t[j] = err, t
-                rm = rm_next if accounting == SHARED else eps - window_sum(own[j], max(t - w + 2, 0), t + 1)
-                lam = 1.0 / min(rm, e_max) if rm > 0 else np.inf
+                rm = rm_next if prm.accounting == SHARED else prm.eps - window_sum(own[j], max(t - prm.w + 2, 0), t + 1)
+                lam = 1.0 / min(rm, prm.e_max) if rm > 0 else np.inf
                 ratio = delta / lam
-                interval[j] = max(1.0, interval[j] + theta * (1.0 - ratio * ratio))
+                interval[j] = max(1.0, interval[j] + prm.theta * (1.0 - ratio * ratio))
                 due[j] = t + int(interval[j])
             pub[k] = True
         est[k] = last
@@ -268,14 +289,20 @@ class RescueDP(CentralBaseline):
         self._booked = np.zeros(2 * n)
         self._own = np.zeros((d, 2 * n) if self.accounting == "per_location" else (d, 2))
 
+    def _kernel_params(self) -> RescueParams:
+        "The kernel's parameters, by name."
+        return RescueParams(eps=float(self.eps), w=int(self.w), pi=int(self.pi), Kp=float(self.Kp), Ki=float(self.Ki),
+                            Kd=float(self.Kd), theta=float(self.theta), phi=float(self.phi), p_max=float(self.p_max),
+                            e_max=float(self.e_max * self.eps), P0=float(self.P0),
+                            Q=-1.0 if self.Q is None else float(self.Q), R=-1.0 if self.R is None else float(self.R),
+                            tau1=float(self.tau1), tau2=float(self.tau2), tau3=float(self.tau3), kappa=int(self.kappa),
+                            grouping=bool(self.grouping), accounting=self._ACCOUNTING.index(self.accounting),
+                            noise_scale=float(self.noise_scale))
+
     def _kernel_args(self, out) -> tuple:
         return (self._last, self._P, self._Qs, self._stats, self._interval, self._due, self._n_s, self._recent, self._errs,
                 self._last_err, self._last_t, self._booked, self._own, out["eps_pub"], out["sampled"], out["groups"],
-                float(self.eps), int(self.w), int(self.pi), float(self.Kp), float(self.Ki), float(self.Kd), float(self.theta),
-                float(self.phi), float(self.p_max), float(self.e_max * self.eps), float(self.P0),
-                -1.0 if self.Q is None else float(self.Q), -1.0 if self.R is None else float(self.R),
-                float(self.tau1), float(self.tau2), float(self.tau3), int(self.kappa), bool(self.grouping),
-                self._ACCOUNTING.index(self.accounting), float(self.noise_scale))
+                self._kernel_params())
 
 # %% ../nbs/08_rescuedp.ipynb #a9314d77
 @register
