@@ -1,4 +1,4 @@
-"""*Infinite Stream Estimation under Personalized w-Event Privacy*: the sampling mechanism for heterogeneous budgets, optimal budget selection (OBS, Algorithm 1), private dissimilarity (DC, Algorithm 3), the PWSM template (Algorithm 2) and its two instances PBD (Algorithm 4) and PBA (Algorithm 5), derived, implemented, checked and reproduced.
+"""*Infinite Stream Estimation under Personalized w-Event Privacy*: the sampling mechanism for heterogeneous budgets, optimal budget selection (OBS, Algorithm 1), private dissimilarity (DC, Algorithm 3), the PWSM template (Algorithm 2) and its two instances PBD (Algorithm 4) and PBA (Algorithm 5), derived, implemented and checked; the paper's experiments are rerun in `13_pbd_pba_repro`.
 
 Docs: https://wevent-nb.github.io/wevent_nb/pbd_pba.html.md"""
 
