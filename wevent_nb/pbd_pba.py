@@ -1,4 +1,4 @@
-"""*Infinite Stream Estimation under Personalized w-Event Privacy*: the sampling mechanism for heterogeneous budgets, optimal budget selection (OBS, Algorithm 1), private dissimilarity (DC, Algorithm 3), the PWSM template (Algorithm 2) and its two instances PBD (Algorithm 4) and PBA (Algorithm 5), derived, implemented, checked and reproduced.
+"""*Infinite Stream Estimation under Personalized w-Event Privacy*: the sampling mechanism for heterogeneous budgets, optimal budget selection (OBS, Algorithm 1), private dissimilarity (DC, Algorithm 3), the PWSM template (Algorithm 2) and its two instances PBD (Algorithm 4) and PBA (Algorithm 5), derived, implemented and checked; the paper's experiments are rerun in `13_pbd_pba_repro`.
 
 Docs: https://wevent-nb.github.io/wevent_nb/pbd_pba.html.md"""
 
@@ -11,30 +11,24 @@ from typing import ClassVar
 import numpy as np
 from numba import njit, objmode
 from numba.np.random.random_methods import buffered_bounded_lemire_uint32
-from .core import (PUBLIC, SECRET, info_classification, Mechanism, Release, Ledger, RollingLedger, UnprovenConfiguration, PersonalizedPopulation,
+from wevent_nb.core import (PUBLIC, SECRET, info_classification, Mechanism, Release, Ledger, RollingLedger, UnprovenConfiguration, PersonalizedPopulation,
                             HistogramStream, NoiseRecorder, NoiseNotBooked, REL_TOL, EPS_MIN, register, as_rng, check_eps, check_w,
                             check_bool, check_int, check_array, check_categories, check_fraction,
                             PERSONALIZED_ADD_REMOVE, PERSONALIZED_CHANGE)
-from .baselines import BD, BA
-from .validation import check_choice
-from .rolling import check_affordable
-from .primitives import GRR, laplace_variance
-from .engine import PORTS, NO_PORT, NO_RNG, Port, pairwise_sum, mean_abs_diff, lap, lap_add
-from .data import personalized_params, two_type_params
+from wevent_nb.baselines import BD, BA
+from wevent_nb.validation import check_choice
+from wevent_nb.rolling import check_affordable
+from wevent_nb.primitives import GRR, laplace_variance
+from wevent_nb.engine import PORTS, NO_PORT, NO_RNG, Port, pairwise_sum, mean_abs_diff, lap, lap_add
+from wevent_nb.data import personalized_params, two_type_params
 
 PAPER = "Du et al. 2025, Infinite Stream Estimation under Personalized w-Event Privacy (PVLDB 18(6)), paper 003"
 
 # %% auto #0
-__all__ = ['PAPER', 'COUNT_BLOCK', 'COUNT_BY_COMPARE', 'PERSONALIZED_PARAMS', 'USERS', 'TWO_TYPE_BASE', 'DC_SITE', 'SM_SITE',
-           'OBS_NEAR', 'PBD_RULE', 'PBA_RULE', 'THRESHOLDS', 'GRR_REPORT', 'PLBU_BLOCK', 'sm_probabilities',
-           'sm_sample', 'sm_sample_users', 'sm_disturb', 'err_s', 'err_dp', 'budget_key', 'obs_errors', 'obs',
-           'dissimilarity', 'check_user_params', 'type_counts', 'UserTypes', 'check_assignment', 'assign_budgets',
-           'assigned_population', 'PersonalizedMethod', 'PersonalPort', 'charge', 'numpy_expm1', 'sm_sample_counts',
-           'obs_compiled', 'pbd_candidate', 'pba_candidate', 'port_decide', 'port_release', 'pwsm_steps', 'PWSM', 'PBD',
-           'PBA', 'grr_support', 'port_reports', 'plbu_steps', 'PLBU', 'EveryUserBooks', 'ConservativeBD',
-           'ConservativeBA', 'PBAStaleLast', 'PBDHalfNoise', 'PBDNoSampling', 'square_harmonic', 'utility_terms',
-           'lemma47_bound', 'dc_error_bound', 'pbd_error_bound', 'pba_error_bound', 'sm_cost', 'SamplingRecorder',
-           'check_personalized_noise']
+__all__ = ['USERS', 'THRESHOLDS', 'sm_probabilities', 'sm_sample', 'sm_sample_users', 'sm_disturb', 'err_s', 'err_dp', 'obs',
+           'dissimilarity', 'assign_budgets', 'assigned_population', 'PersonalizedMethod', 'PWSM', 'PBD', 'PBA', 'PLBU',
+           'ConservativeBD', 'ConservativeBA', 'square_harmonic', 'utility_terms', 'lemma47_bound', 'dc_error_bound',
+           'pbd_error_bound', 'pba_error_bound', 'sm_cost', 'SamplingRecorder', 'check_personalized_noise']
 
 # %% ../nbs/13_pbd_pba.ipynb #1ea157fe
 from .noise import sm_cost   # SM's loss, ln(1 + p (e^theta - 1)): in the foundation, whose personalized noise check reads it
@@ -73,6 +67,7 @@ def err_dp(theta, sensitivity=1.0) -> float:
     "Eq. (2): the variance 2 (sensitivity/theta)^2 of SM_d's Laplace noise."
     return laplace_variance(theta, sensitivity)
 
+# %% ../nbs/13_pbd_pba.ipynb #c6b901e4
 def budget_key(x, digits: int = 12) -> np.ndarray:
     "Budgets rounded to `digits` significant digits, so that values equal in real arithmetic group together."
     x = np.asarray(x, float)
@@ -80,6 +75,7 @@ def budget_key(x, digits: int = 12) -> np.ndarray:
     scale = 10.0 ** (digits - 1 - np.where(np.isfinite(ex), ex, 0.0))
     return np.round(x * scale) / scale
 
+# %% ../nbs/13_pbd_pba.ipynb #38225a1f
 def obs_errors(levels, counts) -> np.ndarray:
     "err_s + err_dp (Eqs. 1-2) at every candidate threshold levels[k] (ascending, distinct) of the multiset {levels[j] x counts[j]}."
     lv, n = np.asarray(levels, float), np.asarray(counts, float)
@@ -87,6 +83,7 @@ def obs_errors(levels, counts) -> np.ndarray:
     P = np.where(np.tri(lv.size, k=-1, dtype=bool), P, 1.0)     # only budgets below the threshold are sampled
     return (n * P * (1 - P)).sum(1) + (n * (1 - P)).sum(1) ** 2 + 2.0 / lv ** 2
 
+# %% ../nbs/13_pbd_pba.ipynb #e1d529ed
 def obs(budgets, counts=None) -> tuple[float, float]:
     "Algorithm 1 (OBS): the threshold among the distinct budgets minimising err_s + err_dp, and that error (ties: the smaller)."
     e = check_array(budgets, "budgets", ndim=1, dtype=float)
@@ -125,6 +122,7 @@ def check_user_params(eps_i, w_i, N: int | None = None) -> tuple[np.ndarray, np.
     if w.min() < 1: raise ValueError(f"w_i={int(w.min())} (user {int(w.argmin())}) is not allowed: every w_i must be an integer >= 1")
     return e, w
 
+# %% ../nbs/13_pbd_pba.ipynb #92702739
 COUNT_BLOCK = 4096     # slots counted at a time: each type's counters of a block (G x d x 4096 int32) stay in cache
 COUNT_BY_COMPARE = 4   # up to this many bins (and over more than one slot), one vectorised comparison pass per bin beats adding to the bin each value names
 
@@ -152,6 +150,7 @@ def type_counts(values, of_user, G, d):
                 for t in range(m): out[lo + t, g, j] = acc[g, j, t]
     return out
 
+# %% ../nbs/13_pbd_pba.ipynb #1329c6f0
 class UserTypes:
     "Users grouped by (eps_i, w_i): type of each user, each type's budget (its smallest member's), window, size, and id runs."
     def __init__(self, eps_i, w_i):
@@ -189,9 +188,8 @@ class UserTypes:
         if r.size: led.spend_ranges(t, spent[self.run_type[r], t], self.run_lo[r], self.run_hi[r])
         return led
 
-
 # %% ../nbs/13_pbd_pba.ipynb #18f75cf2
-from .core import param_docs
+from wevent_nb.core import param_docs
 
 # One text per constructor parameter the personalized methods share: `param_docs` composes each class's Parameters section
 PERSONALIZED_PARAMS = {
@@ -230,6 +228,8 @@ PERSONALIZED_PARAMS = {
 
 # %% ../nbs/13_pbd_pba.ipynb #49a3e0b6
 USERS = ("stream", "levels", "uniform", "two_eps", "two_w")
+
+# %% ../nbs/13_pbd_pba.ipynb #db149f3d
 TWO_TYPE_BASE = (0.6, 120)   # Sec. 5.5: (eps, w) of the users outside the ratio o in the two-type populations (data.two_type_params)
 
 def check_assignment(users: str, eps=None, w=None) -> tuple:
@@ -244,6 +244,7 @@ def check_assignment(users: str, eps=None, w=None) -> tuple:
                              f"at (eps, w) = {TWO_TYPE_BASE}; give {name}={base!r} or leave it out")
     return eps, w
 
+# %% ../nbs/13_pbd_pba.ipynb #0e62d2d4
 def assign_budgets(users: str, N: int, eps=None, w=None, o=0.5, n_groups: int = 10, assign_seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     "The (eps_i, w_i) an assignment gives N users: 'uniform' (all at (eps, w)), 'levels' (Table 3 at (eps, w), seeded), 'two_eps'/'two_w' (Sec. 5.5, ratio o)."
     eps, w = check_assignment(users, eps, w)
@@ -254,10 +255,12 @@ def assign_budgets(users: str, N: int, eps=None, w=None, o=0.5, n_groups: int = 
         return personalized_params(N, eps, w, rng=check_int(assign_seed, "assign_seed", minimum=0), n_groups=g)
     return two_type_params(N, o, vary=users[4:])
 
+# %% ../nbs/13_pbd_pba.ipynb #80f0430e
 def assigned_population(pop, users: str, **assignment) -> PersonalizedPopulation:
     "pop's values (N x T in [0, d)) with its users declaring the budgets `users` assigns (`assignment`: eps, w, o, n_groups, assign_seed)."
     return PersonalizedPopulation(pop.values, pop.d, *assign_budgets(users, pop.N, **assignment), pop.name)
 
+# %% ../nbs/13_pbd_pba.ipynb #52223b9c
 @param_docs(PERSONALIZED_PARAMS)
 class PersonalizedMethod(Mechanism):
     "Shared by the personalized methods: the budgets (the population's, or assigned by `users` and held to the population's), the types, the stream check."
@@ -328,10 +331,8 @@ class PersonalizedMethod(Mechanism):
         "finish() of an online run: an error (the run has no end; step() returned its releases)."
         if self._T is None: raise RuntimeError(f"{type(self).__name__} is in an online run (start(None, ...)): it has no end and no Release; step() returned its releases")
 
-
 # %% ../nbs/13_pbd_pba.ipynb #61bebe55
 DC_SITE, SM_SITE = 0, 1   # a PWSM step's draw sites (its `sites`): the dissimilarity's Laplace, SM_d's
-OBS_NEAR = 1e-9           # distinct budgets closer than this (relative) may share a 12-digit budget_key: grouped by budget_key itself
 
 class PersonalPort(Port):
     "07_engine's Port for a personalized step: also SM_s's binomial draws, each type's spend charged to its users (online), and the hooks a subclass replaces (line 5's test, the release, the users' reports)."
@@ -346,6 +347,7 @@ class PersonalPort(Port):
         fo = self.mech._fos[g]
         return np.asarray(fo.support_counts(fo.perturb(values, self.rng)), np.int64)
 
+# %% ../nbs/13_pbd_pba.ipynb #bd548618
 @njit(cache=True)
 def charge(pid, t, per_type):
     "Book each type's spend at t to its users through port pid (online books: may refuse, before the draw it pays for); no port: nothing (a batch run books its spent series at finish)."
@@ -353,6 +355,7 @@ def charge(pid, t, per_type):
         with objmode():
             PORTS[pid].charge(t, per_type)
 
+# %% ../nbs/13_pbd_pba.ipynb #df641d30
 @njit(cache=True)
 def numpy_expm1(x):
     "numpy's expm1 of x, called from compiled code (numba's differs from numpy's in the last bit)."
@@ -360,6 +363,7 @@ def numpy_expm1(x):
         y = np.expm1(x)
     return y
 
+# %% ../nbs/13_pbd_pba.ipynb #bd901dda
 @njit(cache=True)
 def sm_sample_counts(counts, p, rng, pid):
     "`sm_sample` in compiled code: one slot's per-type counts (G, d), numpy's binomial(counts, p[:, None]).sum(0) draw for draw (through port pid when pid >= 0); no draw when every p >= 1. As float64 (d,)."
@@ -385,6 +389,8 @@ def sm_sample_counts(counts, p, rng, pid):
         for j in range(d): c[j] += k[g, j]                    # integers: exact in any order
     return c
 
+# %% ../nbs/13_pbd_pba.ipynb #e9e28d15
+OBS_NEAR = 1e-9           # distinct budgets closer than this (relative) may share a 12-digit budget_key: grouped by budget_key itself
 @njit(cache=True, error_model="numpy")
 def obs_compiled(e, n):
     "OBS (Algorithm 1, the form `obs` calls) in compiled code, its (theta, err) bit for bit: levels grouped as budget_key groups them, numpy's expm1, each row's error summed as numpy sums it, the first minimum (numpy's argmin: the first NaN if any)."
@@ -424,6 +430,7 @@ def pbd_candidate(t, recent, eps, w, e2):
         m = min(w[g] - 1, t)                                   # slots max(t - w_i + 1, 0) .. t - 1
         e2[g] = max((eps[g] / 2 - pairwise_sum(recent[g], W - m, m)) / 2, 0.0)   # exhausted: 0, never a negative spend (a refund)
 
+# %% ../nbs/13_pbd_pba.ipynb #fa679104
 @njit(cache=True)
 def pba_candidate(t, l, s, w, e1, shares, e2) -> bool:
     "Algorithm 5, lines 6-11: False on a nullified slot (t - l <= max_i t[i,N], t[i,N] = s_i - 1), else the shares min(max(t - l - t[i,N], 0), w_i) and budgets e1 * shares per type."
@@ -433,6 +440,7 @@ def pba_candidate(t, l, s, w, e1, shares, e2) -> bool:
         e2[g] = e1[g] * shares[g]
     return True
 
+# %% ../nbs/13_pbd_pba.ipynb #3be80fd6
 @njit(cache=True)
 def port_decide(pid, t, dis, thr):
     with objmode(b="boolean"):
@@ -445,6 +453,7 @@ def port_release(pid, counts, e2, theta2):
         r = PORTS[pid].release(counts, e2, theta2)
     return r
 
+# %% ../nbs/13_pbd_pba.ipynb #be2df3e0
 @njit(cache=True, error_model="numpy")
 def pwsm_steps(C, t0, o, est, pub, spent2, dis_at, theta2_at, thr_at, nullified_at, sampled_at, shares_at,   # the slots' per-type counts, where they start, the outputs
                rng, pid, hook_decide, hook_release,                                                      # the noise, a subclass's hooks (through port pid)
@@ -489,19 +498,62 @@ def pwsm_steps(C, t0, o, est, pub, spent2, dis_at, theta2_at, thr_at, nullified_
         est[k], pub[k] = last, published
         dis_at[k], theta2_at[k], thr_at[k], nullified_at[k], sampled_at[k] = dis, theta2, thr, not cand, sampled
 
-# %% ../nbs/13_pbd_pba.ipynb #7355f628
-THRESHOLDS = ("std", "kellaris")
+# %% ../nbs/13_pbd_pba.ipynb #2ff716b0
+THRESHOLDS = ("std", "kellaris")   # the publish tests of line 5 (PWSM's `threshold`)
 
+# %% ../nbs/13_pbd_pba.ipynb #e9cabe35
+class PWSMKernel:
+    "PWSM's calls of its compiled step (pwsm_steps): the hooks a subclass may replace, where a run's slots are written, the call in compiled code or through a port."
+    kernel: ClassVar = staticmethod(pwsm_steps)                    # the compiled step: run, step-wise, online and run_many call it
+    DIAGNOSTICS: ClassVar[tuple] = ("dis", "theta2", "thr", "nullified", "sampled")
+    _recent, _l, _s, _shares = np.zeros((1, 1)), np.full(1, -1), np.zeros(1, np.int64), None   # state a rule does not use: never written
+    def _init(self): pass
+    def _decide(self, t, dis, thr) -> bool:
+        "Line 5 of Algorithm 2: publish when the noisy dissimilarity exceeds the threshold (the kernel's test; a subclass replacing it is asked through the port)."
+        return dis > thr
+
+    def _release(self, counts, e2, theta2):
+        "SM at threshold theta2 for the publication budgets e2 (one per type): what the kernel draws (a subclass replacing it is called through the port)."
+        return sm_disturb(sm_sample(counts, sm_probabilities(e2, theta2), self._rng), theta2, self._rng)
+
+    def _outputs(self, m) -> tuple:
+        "Where the kernel writes m slots, and the offset of their rows: a batch run's arrays (row t), or m fresh rows (online)."
+        if self._T is not None:
+            shares = self._shares if self._shares is not None else np.zeros((self._ty.G, 1), np.int64)
+            return 0, (self._est, self._pub, self._spent2, *(self._info[k] for k in self.DIAGNOSTICS), shares)
+        G = self._ty.G
+        return self._t, (np.zeros((m, self._d)), np.zeros(m, bool), np.zeros((G, m)), np.full(m, np.nan), np.full(m, np.nan),
+                         np.full(m, np.nan), np.zeros(m, bool), np.zeros(m, bool), np.zeros((G, m), np.int64))
+
+    def _steps(self, C):
+        "Make the next len(C) slots (per-type counts (m, G, d)) with the kernel: in compiled code with a plain Generator, else through a port (a recording generator sees each draw; online, each spend is charged first; a subclass's line-5 test or release is called)."
+        t0, m, ty = self._t, C.shape[0], self._ty
+        o, out = self._outputs(m)
+        hooks = (type(self)._decide is not PWSMKernel._decide, type(self)._release is not PWSMKernel._release)
+        tail = (self._last, self._recent, self._l, self._s, self.rule, self.remember, self.threshold == "std",
+                ty.eps, ty.w, ty.n.astype(float), self._e1, float(self._theta1), self._p1)
+        if self._T is None or any(hooks) or type(self._rng) is not np.random.Generator:
+            with PersonalPort(self) as pid: self.kernel(C, t0, o, *out, NO_RNG, pid, *hooks, *tail)
+        else: self.kernel(C, t0, o, *out, self._rng, NO_PORT, False, False, *tail)
+        self._t, k = t0 + m, t0 + m - 1 - o
+        diag = dict(zip(self.DIAGNOSTICS, out[3:8]))
+        self.last_info = dict(t=t0 + m - 1, **{key: float(a[k]) for key, a in diag.items() if a.dtype == float},
+                              **{key: bool(a[k]) for key, a in diag.items() if a.dtype == bool})
+        return out[0][k], bool(out[1][k])
+
+    def _advance(self, counts):
+        "One slot from its per-type counts (G, d): (release, published)."
+        return self._steps(np.asarray(counts)[None])
+
+# %% ../nbs/13_pbd_pba.ipynb #7355f628
 @param_docs(PERSONALIZED_PARAMS)
-class PWSM(PersonalizedMethod):
+class PWSM(PWSMKernel, PersonalizedMethod):
     "Algorithm 2 (PWSM): DC at eps_i/(2 w_i) every slot; publish with SM at OBS's threshold when dis > sqrt(err) (subclasses give the budgets)."
     online = True                                                  # start(None, ...): an unbounded run (section Online form)
     noise_roles: ClassVar[dict] = {"dissimilarity": ("statistic", lambda d: 1.0 / d), "sm_disturb": ("release", 1.0)}
-    kernel: ClassVar = staticmethod(pwsm_steps)                    # the compiled step: run, step-wise, online and run_many call it
     sites: ClassVar[tuple] = ("dissimilarity", "sm_disturb")       # its draws' names, by DC_SITE and SM_SITE (noise_roles' keys)
     rule: ClassVar[int] = -1                                       # the publication budgets: PBD_RULE or PBA_RULE
     remember: ClassVar[bool] = True                                # PBA: a publication becomes the last one (its slot and shares)
-    DIAGNOSTICS: ClassVar[tuple] = ("dis", "theta2", "thr", "nullified", "sampled")
     info_keys = {"dis": (PUBLIC, "the noisy dissimilarity: DC's output, booked at eps_i/(2 w_i) as released"),
                  "theta2": (PUBLIC, "OBS's sampling threshold at t: a function of the budgets"),
                  "thr": (PUBLIC, "the publication threshold at t: a function of the budgets"),
@@ -510,7 +562,6 @@ class PWSM(PersonalizedMethod):
                  "eps1": (PUBLIC, "DC's budget per type: declared budgets"), "theta1": (PUBLIC, "DC's sampling threshold: declared budgets"),
                  "dc_sampled": (PUBLIC, "whether DC samples: declared budgets"), "eps2": (PUBLIC, "the publication budgets per type and slot: booked"),
                  "shares": (PUBLIC, "PBA's absorbed shares per type and slot: set by the public publications")}
-    _recent, _l, _s, _shares = np.zeros((1, 1)), np.full(1, -1), np.zeros(1, np.int64), None   # state a rule does not use: never written
     def __init__(self, eps=None, w=None, users="stream", threshold="std", o=0.5, n_groups=10, assign_seed=0, allow_unproven=False):
         """PWSM's parameters: the budgets (PersonalizedMethod) and the publish test.
 
@@ -545,44 +596,6 @@ class PWSM(PersonalizedMethod):
         self.last_info = {}
         self._init()
         return self
-
-    def _init(self): pass
-    def _decide(self, t, dis, thr) -> bool:
-        "Line 5 of Algorithm 2: publish when the noisy dissimilarity exceeds the threshold (the kernel's test; a subclass replacing it is asked through the port)."
-        return dis > thr
-
-    def _release(self, counts, e2, theta2):
-        "SM at threshold theta2 for the publication budgets e2 (one per type): what the kernel draws (a subclass replacing it is called through the port)."
-        return sm_disturb(sm_sample(counts, sm_probabilities(e2, theta2), self._rng), theta2, self._rng)
-
-    def _outputs(self, m) -> tuple:
-        "Where the kernel writes m slots, and the offset of their rows: a batch run's arrays (row t), or m fresh rows (online)."
-        if self._T is not None:
-            shares = self._shares if self._shares is not None else np.zeros((self._ty.G, 1), np.int64)
-            return 0, (self._est, self._pub, self._spent2, *(self._info[k] for k in self.DIAGNOSTICS), shares)
-        G = self._ty.G
-        return self._t, (np.zeros((m, self._d)), np.zeros(m, bool), np.zeros((G, m)), np.full(m, np.nan), np.full(m, np.nan),
-                         np.full(m, np.nan), np.zeros(m, bool), np.zeros(m, bool), np.zeros((G, m), np.int64))
-
-    def _steps(self, C):
-        "Make the next len(C) slots (per-type counts (m, G, d)) with the kernel: in compiled code with a plain Generator, else through a port (a recording generator sees each draw; online, each spend is charged first; a subclass's line-5 test or release is called)."
-        t0, m, ty = self._t, C.shape[0], self._ty
-        o, out = self._outputs(m)
-        hooks = (type(self)._decide is not PWSM._decide, type(self)._release is not PWSM._release)
-        tail = (self._last, self._recent, self._l, self._s, self.rule, self.remember, self.threshold == "std",
-                ty.eps, ty.w, ty.n.astype(float), self._e1, float(self._theta1), self._p1)
-        if self._T is None or any(hooks) or type(self._rng) is not np.random.Generator:
-            with PersonalPort(self) as pid: self.kernel(C, t0, o, *out, NO_RNG, pid, *hooks, *tail)
-        else: self.kernel(C, t0, o, *out, self._rng, NO_PORT, False, False, *tail)
-        self._t, k = t0 + m, t0 + m - 1 - o
-        diag = dict(zip(self.DIAGNOSTICS, out[3:8]))
-        self.last_info = dict(t=t0 + m - 1, **{key: float(a[k]) for key, a in diag.items() if a.dtype == float},
-                              **{key: bool(a[k]) for key, a in diag.items() if a.dtype == bool})
-        return out[0][k], bool(out[1][k])
-
-    def _advance(self, counts):
-        "One slot from its per-type counts (G, d): (release, published)."
-        return self._steps(np.asarray(counts)[None])
 
     def step(self, x):
         "Consume the next slot's per-user values (length N, in [0, d)); return (release, published)."
@@ -621,6 +634,7 @@ class PBD(PWSM):
     def _init(self):
         self._recent = np.zeros((self._ty.G, max(int(self._ty.w.max()) - 1, 1)))   # each type's publication spends at the last slots, oldest first
 
+# %% ../nbs/13_pbd_pba.ipynb #38fd0fcd
 @register
 class PBA(PWSM):
     "Algorithm 5 (PBA): publications absorb the shares eps_i/(2 w_i) of skipped slots and nullify as many following slots."
@@ -636,7 +650,6 @@ class PBA(PWSM):
 
 # %% ../nbs/13_pbd_pba.ipynb #42b940cb
 GRR_REPORT = (GRR.perturb, GRR.support_counts)   # the report the compiled PLBU step draws: an oracle with other methods is called through the port
-PLBU_BLOCK = 64                                  # slots copied at a time into a slot-major block (64 bytes of each user's row: one cache line)
 
 @njit(cache=True)
 def grr_support(v, p, d, rng, keep, support):
@@ -648,12 +661,15 @@ def grr_support(v, p, d, rng, keep, support):
         off = 1 if d == 2 else 1 + np.int64(buffered_bounded_lemire_uint32(rng.bit_generator, d - 2))
         support[v[u] if keep[u] else (v[u] + off) % d] += 1
 
+# %% ../nbs/13_pbd_pba.ipynb #84bc0aa9
 @njit(cache=True)
 def port_reports(pid, g, v):
     with objmode(r="int64[:]"):
         r = PORTS[pid].reports(g, v)
     return r
 
+# %% ../nbs/13_pbd_pba.ipynb #7dcaa0f7
+PLBU_BLOCK = 64                                  # slots copied at a time into a slot-major block (64 bytes of each user's row: one cache line)
 @njit(cache=True)
 def plbu_steps(V, t0, o, est, rng, pid, members, lo, n, p, q, rate):
     "PLBU over the columns of V (every user's value at slots t0, t0 + 1, ...), written at row t - o: each type's users (members[lo[g]:lo[g + 1]]) report through GRR at p[g], q[g]; the per-type unbiased counts summed in type order."
@@ -677,6 +693,7 @@ def plbu_steps(V, t0, o, est, rng, pid, members, lo, n, p, q, rate):
                 for j in range(d): acc[j] += (support[j] - n[g] * q[g]) / (p[g] - q[g])
             est[t - o] = acc
 
+# %% ../nbs/13_pbd_pba.ipynb #ca517aac
 @register
 class PLBU(PersonalizedMethod):
     "PLBU (Sec. 5.2, reconstructed): every user reports through GRR at eps_i/w_i every slot; per-type unbiased counts."
@@ -754,6 +771,7 @@ class EveryUserBooks:
     def n_accounts(self) -> int: return self.central.n_accounts
     def __repr__(self): return f"EveryUserBooks({self.central!r}, charged to {self.users!r})"
 
+# %% ../nbs/13_pbd_pba.ipynb #ab4f11fb
 @param_docs(PERSONALIZED_PARAMS)
 class ConservativeBD(PersonalizedMethod):
     "Kellaris et al.'s BD at the conservative pair (min eps_i, max w_i) on the population's counts, its spends booked to every user (not registered)."
@@ -822,6 +840,7 @@ class ConservativeBD(PersonalizedMethod):
         counts = type_counts(s.values, np.zeros(s.N, np.int64), 1, s.d)[:, 0]          # everyone one type
         return self._wrap(self._inner.run(HistogramStream(counts.astype(float)), rng, check=False))   # checked once, as the per-user release
 
+# %% ../nbs/13_pbd_pba.ipynb #a313f0fa
 class ConservativeBA(ConservativeBD):
     "Kellaris et al.'s BA at the conservative pair (min eps_i, max w_i), its spends booked to every user (not registered)."
     name = "BA"
@@ -834,6 +853,7 @@ class PBAStaleLast(PBA):
     name, derivation = "PBAStaleLast", ""
     remember = False                                               # its shares are recorded, l and s stay at the virtual publication
 
+# %% ../nbs/13_pbd_pba.ipynb #18cc2a9e
 class PBDHalfNoise(PBD):
     "Deliberately wrong: books eps2 but releases with Laplace scale 1/(2 theta2) (not registered)."
     name, derivation = "PBDHalfNoise", ""
@@ -841,6 +861,7 @@ class PBDHalfNoise(PBD):
     def _release(self, counts, e2, theta2):
         return sm_disturb(sm_sample(counts, sm_probabilities(e2, theta2), self._rng), 2 * theta2, self._rng)
 
+# %% ../nbs/13_pbd_pba.ipynb #a53df2d3
 class PBDNoSampling(PBD):
     "Deliberately wrong: keeps every user (no SM_s) but releases at OBS's threshold theta2 (not registered)."
     name, derivation = "PBDNoSampling", ""
