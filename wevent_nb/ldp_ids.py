@@ -1,4 +1,4 @@
-"""Xuebin Ren, Liang Shi, Weiren Yu, Shusen Yang, Cong Zhao and Zongben Xu, "LDP-IDS: Local Differential Privacy for Infinite Data Streams", SIGMOD 2022: the seven methods LBU, LSP, LBD, LBA (budget division) and LPU, LPD, LPA (population division), with GRR or OUE as the frequency oracle, two exact simulation modes, the per-user privacy ledger, the paper's analysis as functions, and the reproduction of Figs. 4-8 and Table 2.
+"""Xuebin Ren, Liang Shi, Weiren Yu, Shusen Yang, Cong Zhao and Zongben Xu, "LDP-IDS: Local Differential Privacy for Infinite Data Streams", SIGMOD 2022: the seven methods LBU, LSP, LBD, LBA (budget division) and LPU, LPD, LPA (population division), with GRR or OUE as the frequency oracle, two exact simulation modes, the per-user privacy ledger, the paper's analysis as functions; the reproduction of Figs. 4-8 and Table 2 is `10_ldp_ids_repro`.
 
 Docs: https://wevent-nb.github.io/wevent_nb/ldp_ids.html.md"""
 
@@ -22,11 +22,11 @@ from .engine import PORTS, NO_PORT, pairwise_sum
 # %% auto #0
 __all__ = ['LDP_IDS_FOS', 'LDP_IDS_MODES', 'SPARSE_POOL', 'LARGE_SAMPLE', 'CANDIDATE_OVERDRAW', 'CANDIDATE_SLACK',
            'NUMPY_SAMPLERS', 'BINOMIAL_STATE_WORDS', 'GRR_KIND', 'OUE_KIND', 'LOG_PER_STEP',
-           'AGGREGATE_SIMULATION_ONLY', 'TABLE2', 'TABLE2_TOL', 'LNS_LEVEL', 'V', 'dissimilarity', 'mv_hypergeometric',
+           'AGGREGATE_SIMULATION_ONLY', 'TABLE2', 'TABLE2_TOL', 'V', 'dissimilarity', 'mv_hypergeometric',
            'sample_available', 'IdRanges', 'bitgen_address', 'fo_row_estimate', 'draw_counts', 'LDPIDSMechanism', 'LBU',
            'LSP', 'LBD', 'LBA', 'LPU', 'LPD', 'LPA', 'forced_decisions', 'mse_lbu', 'mse_lpu', 'mse_lsp',
-           'mse_window_sum', 'cfpu_theory', 'lns_level_held', 'mre_metric', 'cfpu_metric', 'cfpu_fullwin_metric',
-           'event_series', 'auc_metric']
+           'mse_window_sum', 'cfpu_theory', 'mre_metric', 'cfpu_metric', 'cfpu_fullwin_metric', 'event_series',
+           'auc_metric']
 
 # %% ../nbs/10_ldp_ids.ipynb #30f57f28
 LDP_IDS_FOS = ("grr", "oue", "adaptive")
@@ -1252,25 +1252,6 @@ TABLE2 = {  # paper's Table 2 (Sin, Log columns): (eps, w) -> method -> (Sin, Lo
 # a regression guard for tests only: the band around Table 2's values that five-run means of this implementation stay in
 # (the notebook's claims judge Table 2 with tolerances from the spread over seeds, not with this band)
 TABLE2_TOL = dict(LBU=1e-12, LSP=1e-12, LPU=1e-12, LBD=0.03, LBA=0.03, LPD=0.002, LPA=0.002)
-
-# %% ../nbs/10_ldp_ids.ipynb #b2d29034
-LNS_LEVEL = 0.05   # the level the sqrt(Q) sweep holds: the paper's p_0 (Sec. 7.1.1)
-
-def lns_level_held(sds, T: int = 800, level: float = LNS_LEVEL, rng=None, max_tries: int = 10_000) -> dict:
-    "Figs. 6(c), 8(b): {sd: p_t = level + sd (S_t - mean S)} from one standard walk S scaled per sd (every path has mean `level`), redrawn until all stay inside (0, 1)."
-    try: sds = [float(s) for s in sds]
-    except (TypeError, ValueError): raise TypeError(f"sds={sds!r} is not allowed: give a list of step standard deviations sqrt(Q) > 0") from None
-    if not sds or not all(math.isfinite(s) and s > 0 for s in sds):
-        raise ValueError(f"sds={sds!r} is not allowed: the step standard deviations sqrt(Q) must be finite numbers > 0, at least one")
-    T = check_int(T, "T", minimum=2)
-    if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)) or not 0 < level < 1:
-        raise ValueError(f"level={level!r} is not allowed: the mean p_t must be a number in (0, 1)")
-    rng, top = as_rng(rng), max(sds)
-    for _ in range(check_int(max_tries, "max_tries", minimum=1)):
-        s = np.cumsum(rng.normal(0.0, 1.0, T))
-        s -= s.mean()
-        if level + top * s.min() > 0 and level + top * s.max() < 1: return {sd: level + sd * s for sd in sds}
-    raise RuntimeError(f"no walk stays inside (0, 1) at sd={top} around level={level} in {max_tries} tries: lower the largest sd or raise the level")
 
 # %% ../nbs/10_ldp_ids.ipynb #267dc8fc
 def mre_metric(est, true, release=None) -> float:
