@@ -1,4 +1,4 @@
-"""Xuebin Ren, Liang Shi, Weiren Yu, Shusen Yang, Cong Zhao and Zongben Xu, "LDP-IDS: Local Differential Privacy for Infinite Data Streams", SIGMOD 2022: the seven methods LBU, LSP, LBD, LBA (budget division) and LPU, LPD, LPA (population division), with GRR or OUE as the frequency oracle, two exact simulation modes, the per-user privacy ledger, the paper's analysis as functions, and the reproduction of Figs. 4-8 and Table 2.
+"""Xuebin Ren, Liang Shi, Weiren Yu, Shusen Yang, Cong Zhao and Zongben Xu, "LDP-IDS: Local Differential Privacy for Infinite Data Streams", SIGMOD 2022: the seven methods LBU, LSP, LBD, LBA (budget division) and LPU, LPD, LPA (population division), with GRR or OUE as the frequency oracle, two exact simulation modes, the per-user privacy ledger, the paper's analysis as functions; the reproduction of Figs. 4-8 and Table 2 is `10_ldp_ids_repro`.
 
 Docs: https://wevent-nb.github.io/wevent_nb/ldp_ids.html.md"""
 
@@ -22,11 +22,11 @@ from .engine import PORTS, NO_PORT, pairwise_sum
 # %% auto #0
 __all__ = ['LDP_IDS_FOS', 'LDP_IDS_MODES', 'SPARSE_POOL', 'LARGE_SAMPLE', 'CANDIDATE_OVERDRAW', 'CANDIDATE_SLACK',
            'NUMPY_SAMPLERS', 'BINOMIAL_STATE_WORDS', 'GRR_KIND', 'OUE_KIND', 'LOG_PER_STEP',
-           'AGGREGATE_SIMULATION_ONLY', 'TABLE2', 'TABLE2_TOL', 'LNS_LEVEL', 'V', 'dissimilarity', 'mv_hypergeometric',
+           'AGGREGATE_SIMULATION_ONLY', 'TABLE2', 'TABLE2_TOL', 'V', 'dissimilarity', 'mv_hypergeometric',
            'sample_available', 'IdRanges', 'bitgen_address', 'fo_row_estimate', 'draw_counts', 'LDPIDSMechanism', 'LBU',
            'LSP', 'LBD', 'LBA', 'LPU', 'LPD', 'LPA', 'forced_decisions', 'mse_lbu', 'mse_lpu', 'mse_lsp',
-           'mse_window_sum', 'cfpu_theory', 'lns_level_held', 'mre_metric', 'cfpu_metric', 'cfpu_fullwin_metric',
-           'event_series', 'auc_metric']
+           'mse_window_sum', 'cfpu_theory', 'mre_metric', 'cfpu_metric', 'cfpu_fullwin_metric', 'event_series',
+           'auc_metric']
 
 # %% ../nbs/10_ldp_ids.ipynb #30f57f28
 LDP_IDS_FOS = ("grr", "oue", "adaptive")
@@ -526,8 +526,19 @@ def _returning(c, pid, t):
     if c.flags & OWN_RETURNING: return int(_ask(pid, OP_RETURNING, t))
     return t - c.w + 1
 
-# %% ../nbs/10_ldp_ids.ipynb #28cd0668
+# %% ../nbs/10_ldp_ids.ipynb #35b8fd98
 _INFO_DTYPES = dict(decision="<U9", dis=float, err=float, n_reports=np.int64, eps1=float, eps2=float, n1=np.int64, n2=np.int64, units=np.int64)
+
+_INFO_KEYS = {"decision": (PUBLIC, "publish, approximate or nullified: the published flags and the public schedule"),
+              "dis": (PUBLIC, "the dissimilarity estimated from the M_t1 users' reports: what the server receives"),
+              "err": (PUBLIC, "the publication error estimated from the budgets and N"),
+              "n_reports": (PUBLIC, "reports at t: what the server receives"),
+              "eps1": (PUBLIC, "the dissimilarity's budget: data-independent"), "eps2": (PUBLIC, "the publication budget at t: booked"),
+              "n1": (PUBLIC, "users reporting the dissimilarity: the schedule"), "n2": (PUBLIC, "users reporting the release at t: booked"),
+              "U1": (PUBLIC, "which users reported the dissimilarity: the server sees who reports"),
+              "U2": (PUBLIC, "which users reported the release: the server sees who reports"),
+              "units": (PUBLIC, "LPA's absorbed units at t: set by the public publications"),
+              "mode": (PUBLIC, "the simulation mode: a parameter"), "N": (PUBLIC, "the population size: public")}
 
 def _info_row(budget, population) -> dict:
     "One timestamp's `info` entries before the method fills them in: every method's, plus the budget (eps1, eps2) or population (n1, n2) ones."
@@ -536,21 +547,11 @@ def _info_row(budget, population) -> dict:
     if population: row.update(n1=0, n2=0)
     return row
 
-class _LDPIDSContract(Mechanism):
-    "The seven methods' validated parameters (eps, w, fo, mode, u_min), publish rule and hooks."
+# %% ../nbs/10_ldp_ids.ipynb #248c6459
+class _LDPIDSParams(Mechanism):
+    "The seven methods' validated parameters (eps, w, fo, mode, u_min), the stream's mode and the smallest N they accept."
     paper, stream_kind = "LDP-IDS, Ren et al., SIGMOD 2022 (paper 000)", "categorical"
-    budget_division, population_division = False, False
-    code = None                                 # the method's code (M_LBU ... M_LPA): its compiled step
-    info_keys = {"decision": (PUBLIC, "publish, approximate or nullified: the published flags and the public schedule"),
-                 "dis": (PUBLIC, "the dissimilarity estimated from the M_t1 users' reports: what the server receives"),
-                 "err": (PUBLIC, "the publication error estimated from the budgets and N"),
-                 "n_reports": (PUBLIC, "reports at t: what the server receives"),
-                 "eps1": (PUBLIC, "the dissimilarity's budget: data-independent"), "eps2": (PUBLIC, "the publication budget at t: booked"),
-                 "n1": (PUBLIC, "users reporting the dissimilarity: the schedule"), "n2": (PUBLIC, "users reporting the release at t: booked"),
-                 "U1": (PUBLIC, "which users reported the dissimilarity: the server sees who reports"),
-                 "U2": (PUBLIC, "which users reported the release: the server sees who reports"),
-                 "units": (PUBLIC, "LPA's absorbed units at t: set by the public publications"),
-                 "mode": (PUBLIC, "the simulation mode: a parameter"), "N": (PUBLIC, "the population size: public")}
+    info_keys = _INFO_KEYS
 
     def __init__(self, eps, w, fo="grr", mode="auto", u_min=1):
         """The constructor of the seven methods (section "The methods"): each user's w-event eps-LDP budget, the oracle, the simulation mode.
@@ -599,6 +600,24 @@ class _LDPIDSContract(Mechanism):
         "The smallest N the method accepts, and why."
         return 1, ""
 
+    def resolve_mode(self, stream) -> str:
+        "'per_user' or 'aggregate' for this stream."
+        if self.mode == "auto": return "per_user" if isinstance(stream, CategoricalPopulation) else "aggregate"
+        if self.mode == "per_user" and not isinstance(stream, CategoricalPopulation):
+            raise ValueError(f"mode='per_user' needs a CategoricalPopulation (per-user values), got a {type(stream).__name__}: use mode='aggregate' or 'auto'")
+        return self.mode
+
+    def _check_size(self, d, N):
+        if d < 2: raise ValueError(f"d={d} is not allowed: a frequency oracle needs a domain of d >= 2 values")
+        need, why = self.min_users()
+        if N < need: raise ValueError(f"N={N} is too small for {self.name} with w={self.w}: {why}")
+
+# %% ../nbs/10_ldp_ids.ipynb #28cd0668
+class _LDPIDSContract(_LDPIDSParams):
+    "The seven methods' publish rule and hooks: what a method fills in, and what the compiled step asks a subclass through the port."
+    budget_division, population_division = False, False
+    code = None                                 # the method's code (M_LBU ... M_LPA): its compiled step
+
     def _decide(self, t, dis, err) -> bool:
         "Publish iff dis > err (Algs. 1-4: the compiled step applies this rule); a subclass may force decisions (the step then asks it)."
         return dis > err
@@ -616,18 +635,6 @@ class _LDPIDSContract(Mechanism):
     def _end(self):
         "Hook: complete `info` and return the run's ledger (a run of T timestamps)."
         raise NotImplementedError
-
-    def resolve_mode(self, stream) -> str:
-        "'per_user' or 'aggregate' for this stream."
-        if self.mode == "auto": return "per_user" if isinstance(stream, CategoricalPopulation) else "aggregate"
-        if self.mode == "per_user" and not isinstance(stream, CategoricalPopulation):
-            raise ValueError(f"mode='per_user' needs a CategoricalPopulation (per-user values), got a {type(stream).__name__}: use mode='aggregate' or 'auto'")
-        return self.mode
-
-    def _check_size(self, d, N):
-        if d < 2: raise ValueError(f"d={d} is not allowed: a frequency oracle needs a domain of d >= 2 values")
-        need, why = self.min_users()
-        if N < need: raise ValueError(f"N={N} is too small for {self.name} with w={self.w}: {why}")
 
 # %% ../nbs/10_ldp_ids.ipynb #5d2a506e
 class _LDPIDSBooks(_LDPIDSContract):
@@ -701,33 +708,12 @@ class _Port:
         elif op == OP_RETURNING: return float(m._returning(t))
         return 0.0
 
-# %% ../nbs/10_ldp_ids.ipynb #744d886f
+# %% ../nbs/10_ldp_ids.ipynb #2be009a6
 LOG_PER_STEP = 16   # a batch run's log of id blocks starts with room for this many per timestamp (it doubles when full)
 
-class _LDPIDSStepwise(_LDPIDSBooks):
-    "The step-wise form: start(T, d, rng, N), step(x_t) -> (estimate_t, published_t), finish() -> Release; T=None opens an online run."
+class _CompiledState:
+    "Mixin of the step-wise form: the arrays the compiled step reads and writes (its pool of id blocks, its configuration), and the calls of the compiled step over them."
     uses_pool = False                           # LPD, LPA: the aggregate pool of id blocks
-
-    def start(self, T, d, rng=None, N=None):
-        "Begin a step-wise run over T timestamps (None: an unbounded online run), d values and N users (mode 'auto': the first x decides, see step)."
-        T = None if T is None else check_int(T, "T", minimum=1)
-        d = check_int(d, "d", minimum=1)
-        if N is None: raise ValueError("N=None is not allowed: start() needs the number of users N >= 1 (the pool, the per-user ledger and V(eps, N) use it)")
-        N = check_int(N, "N", minimum=1)
-        self._check_size(d, N)
-        return self._start(T, d, N, None if self.mode == "auto" else self.mode, as_rng(rng))
-
-    def _start(self, T, d, N, mode, rng):
-        self._sim = _Sim(N, d, mode, self.fo, rng)
-        self._T, self._t, self._halted = T, 0, None
-        self.books = None if T is not None else self._rolling_books(N)   # online: charged at each step, before the draws
-        self.last_info, self._cfg = None, None                           # the compiled step's configuration: made at the first step
-        self._python_steps = self._overrides("_step_t", _LDPIDSStepwise)   # a subclass's own step (broken variants in checks)
-        self._row0 = _info_row(self.budget_division, self.population_division)
-        self._e1 = self._V1 = 0.0; self._n1, self._Vk, self._units, self._gb = 0, None, None, None
-        self._begin()
-        self._make_state()
-        return self
 
     def _make_state(self):
         "The arrays the compiled step reads and writes: the release and info rows (batch: T of them; online: the latest), the pool, the tables."
@@ -786,9 +772,9 @@ class _LDPIDSStepwise(_LDPIDSBooks):
         grown = [np.concatenate([a, np.zeros_like(a)]) for a in (p.log_t, p.log_lo, p.log_hi)]
         self._pool = p._replace(log_t=grown[0], log_lo=grown[1], log_hi=grown[2])
 
-    def _step_t(self, t):
-        "Timestamp t: the method's compiled step (a subclass may replace it by Python: `run` then steps it timestamp by timestamp)."
-        self._steps(self._sim.x[None])
+# %% ../nbs/10_ldp_ids.ipynb #fa5d47c0
+class _StepInput:
+    "Mixin of the step-wise form: x_t checked before anything changes (mode='auto' resolved from its length)."
 
     def _infer_mode(self, x) -> str:
         "mode='auto' in the step-wise form: length N -> 'per_user', length d -> 'aggregate' (ambiguous if N == d)."
@@ -813,6 +799,58 @@ class _LDPIDSStepwise(_LDPIDSBooks):
         if int(a.sum()) != sim.N: raise ValueError(f"x must sum to N={sim.N} users in aggregate mode, got {int(a.sum())}")
         return a
 
+# %% ../nbs/10_ldp_ids.ipynb #681beaa8
+class _InfoRows:
+    "Mixin of the step-wise form: the compiled step's info rows as `info` (online: the latest step's; batch: every timestamp's)."
+
+    def _reset_row(self):
+        "Online: the one info row back to the method's defaults before a step."
+        o, r0 = self._out, self._row0
+        o.dec[0], o.dis[0], o.err[0], o.nrep[0] = DECISION_CODES[r0["decision"]], math.nan, math.nan, r0["n_reports"]
+        o.eps2[0], o.n2[0], o.units[0] = r0.get("eps2", 0.0), r0.get("n2", 0), r0.get("units", 0)
+
+    def _latest_info(self, t) -> dict:
+        "Online: the latest step's `info` entries (Python scalars), as `info` holds them per timestamp in a batch run."
+        o = self._out
+        row = dict(decision=str(DECISIONS[o.dec[0]]), dis=float(o.dis[0]), err=float(o.err[0]), n_reports=int(o.nrep[0]),
+                   eps2=float(o.eps2[0]), n2=int(o.n2[0]), units=int(o.units[0]))
+        return {"t": t, **{k: row.get(k, v) for k, v in self._row0.items()}}
+
+    def _info_arrays(self) -> dict:
+        "A batch run's `info` from the compiled step's rows: the method's entries, decisions as strings."
+        o, T = self._out, self._T
+        cols = dict(decision=DECISIONS[o.dec], dis=o.dis, err=o.err, n_reports=o.nrep, eps2=o.eps2, n2=o.n2, units=o.units)
+        return {k: cols[k] if k in cols else np.full(T, v, _INFO_DTYPES[k]) for k, v in self._row0.items()}
+
+# %% ../nbs/10_ldp_ids.ipynb #744d886f
+class _LDPIDSStepwise(_CompiledState, _StepInput, _InfoRows, _LDPIDSBooks):
+    "The step-wise form: start(T, d, rng, N), step(x_t) -> (estimate_t, published_t), finish() -> Release; T=None opens an online run."
+
+    def start(self, T, d, rng=None, N=None):
+        "Begin a step-wise run over T timestamps (None: an unbounded online run), d values and N users (mode 'auto': the first x decides, see step)."
+        T = None if T is None else check_int(T, "T", minimum=1)
+        d = check_int(d, "d", minimum=1)
+        if N is None: raise ValueError("N=None is not allowed: start() needs the number of users N >= 1 (the pool, the per-user ledger and V(eps, N) use it)")
+        N = check_int(N, "N", minimum=1)
+        self._check_size(d, N)
+        return self._start(T, d, N, None if self.mode == "auto" else self.mode, as_rng(rng))
+
+    def _start(self, T, d, N, mode, rng):
+        self._sim = _Sim(N, d, mode, self.fo, rng)
+        self._T, self._t, self._halted = T, 0, None
+        self.books = None if T is not None else self._rolling_books(N)   # online: charged at each step, before the draws
+        self.last_info, self._cfg = None, None                           # the compiled step's configuration: made at the first step
+        self._python_steps = self._overrides("_step_t", _LDPIDSStepwise)   # a subclass's own step (broken variants in checks)
+        self._row0 = _info_row(self.budget_division, self.population_division)
+        self._e1 = self._V1 = 0.0; self._n1, self._Vk, self._units, self._gb = 0, None, None, None
+        self._begin()
+        self._make_state()
+        return self
+
+    def _step_t(self, t):
+        "Timestamp t: the method's compiled step (a subclass may replace it by Python: `run` then steps it timestamp by timestamp)."
+        self._steps(self._sim.x[None])
+
     def step(self, x):
         "Consume timestamp t (per_user: the N users' values in [0, d); aggregate: the d true counts summing to N); return (estimate_t, published_t)."
         sim = self._sim
@@ -836,25 +874,6 @@ class _LDPIDSStepwise(_LDPIDSBooks):
             self._t += 1
         if self._T is None: self.last_info = self._latest_info(t)
         return self._prev.astype(float), bool(o.dec[ti] == PUBLISH)
-
-    def _reset_row(self):
-        "Online: the one info row back to the method's defaults before a step."
-        o, r0 = self._out, self._row0
-        o.dec[0], o.dis[0], o.err[0], o.nrep[0] = DECISION_CODES[r0["decision"]], math.nan, math.nan, r0["n_reports"]
-        o.eps2[0], o.n2[0], o.units[0] = r0.get("eps2", 0.0), r0.get("n2", 0), r0.get("units", 0)
-
-    def _latest_info(self, t) -> dict:
-        "Online: the latest step's `info` entries (Python scalars), as `info` holds them per timestamp in a batch run."
-        o = self._out
-        row = dict(decision=str(DECISIONS[o.dec[0]]), dis=float(o.dis[0]), err=float(o.err[0]), n_reports=int(o.nrep[0]),
-                   eps2=float(o.eps2[0]), n2=int(o.n2[0]), units=int(o.units[0]))
-        return {"t": t, **{k: row.get(k, v) for k, v in self._row0.items()}}
-
-    def _info_arrays(self) -> dict:
-        "A batch run's `info` from the compiled step's rows: the method's entries, decisions as strings."
-        o, T = self._out, self._T
-        cols = dict(decision=DECISIONS[o.dec], dis=o.dis, err=o.err, n_reports=o.nrep, eps2=o.eps2, n2=o.n2, units=o.units)
-        return {k: cols[k] if k in cols else np.full(T, v, _INFO_DTYPES[k]) for k, v in self._row0.items()}
 
     def finish(self) -> Release:
         "The Release of a step-wise run of T timestamps (every one must have been stepped); the same as run's."
@@ -1252,25 +1271,6 @@ TABLE2 = {  # paper's Table 2 (Sin, Log columns): (eps, w) -> method -> (Sin, Lo
 # a regression guard for tests only: the band around Table 2's values that five-run means of this implementation stay in
 # (the notebook's claims judge Table 2 with tolerances from the spread over seeds, not with this band)
 TABLE2_TOL = dict(LBU=1e-12, LSP=1e-12, LPU=1e-12, LBD=0.03, LBA=0.03, LPD=0.002, LPA=0.002)
-
-# %% ../nbs/10_ldp_ids.ipynb #b2d29034
-LNS_LEVEL = 0.05   # the level the sqrt(Q) sweep holds: the paper's p_0 (Sec. 7.1.1)
-
-def lns_level_held(sds, T: int = 800, level: float = LNS_LEVEL, rng=None, max_tries: int = 10_000) -> dict:
-    "Figs. 6(c), 8(b): {sd: p_t = level + sd (S_t - mean S)} from one standard walk S scaled per sd (every path has mean `level`), redrawn until all stay inside (0, 1)."
-    try: sds = [float(s) for s in sds]
-    except (TypeError, ValueError): raise TypeError(f"sds={sds!r} is not allowed: give a list of step standard deviations sqrt(Q) > 0") from None
-    if not sds or not all(math.isfinite(s) and s > 0 for s in sds):
-        raise ValueError(f"sds={sds!r} is not allowed: the step standard deviations sqrt(Q) must be finite numbers > 0, at least one")
-    T = check_int(T, "T", minimum=2)
-    if isinstance(level, bool) or not isinstance(level, (int, float, np.floating)) or not 0 < level < 1:
-        raise ValueError(f"level={level!r} is not allowed: the mean p_t must be a number in (0, 1)")
-    rng, top = as_rng(rng), max(sds)
-    for _ in range(check_int(max_tries, "max_tries", minimum=1)):
-        s = np.cumsum(rng.normal(0.0, 1.0, T))
-        s -= s.mean()
-        if level + top * s.min() > 0 and level + top * s.max() < 1: return {sd: level + sd * s for sd in sds}
-    raise RuntimeError(f"no walk stays inside (0, 1) at sd={top} around level={level} in {max_tries} tries: lower the largest sd or raise the level")
 
 # %% ../nbs/10_ldp_ids.ipynb #267dc8fc
 def mre_metric(est, true, release=None) -> float:
