@@ -1,4 +1,4 @@
-"""*SPAS: Continuous Release of Data Streams under w-Event Differential Privacy*: the error model (Eq. 2), the optimal sampling count (Theorem 1), the weighted SVT (Algorithm 1) and SPAS (Algorithm 2), derived, implemented, checked and reproduced.
+"""*SPAS: Continuous Release of Data Streams under w-Event Differential Privacy*: the error model (Eq. 2), the optimal sampling count (Theorem 1), the weighted SVT (Algorithm 1) and SPAS (Algorithm 2), derived, implemented and checked (the experiments of Sec. 5: `11_spas_repro`).
 
 Docs: https://wevent-nb.github.io/wevent_nb/spas.html.md"""
 
@@ -20,14 +20,14 @@ __all__ = ['C_FLOOR_SLACK', 'SQUARE', 'BUDGET_RTOL', 'DIRECT_FLOOR_SLACK', 'DECA
            'VAR_DECAY', 'KINDS', 'COPY', 'WARMUP', 'DIRECT', 'SVT', 'REDRAW_BLOCKS', 'RAW_SPAN', 'SVT_REDRAW',
            'SVT_STRICT', 'SVT_PAPER', 'SPAS_RELEASE', 'SPAS_THRESHOLD', 'SPAS_QUERY', 'SPAS_STRICT',
            'SPAS_EXACT_THRESHOLD', 'SPAS_EXACT_QUERY', 'SPAS_EXACT_STRICT', 'SPAS_CHOICES', 'SPAS_UNPROVEN',
-           'SPAS_DEPARTURES', 'AUTHORS_SPAS', 'PAPER_TEST', 'SPAS_DATASETS', 'SPAS_METHODS', 'UNIFORM_BASED',
-           'SAMPLE_BASED', 'error_model', 'c_constants', 'c_root', 'c_count', 'optimal_c', 'sampling_count',
-           'halved_sum_2', 'halved_sum_1', 'halved_sum', 'ring_sum', 'v1_estimate', 'window_variance', 'weighted_svt',
-           'direct_release_rule', 'history_record', 'history_V', 'ReleaseHistory', 'SPASParams', 'SPASState', 'SPASOut',
-           'spas_outputs', 'predict_c', 'warmup_step', 'direct_budgets', 'main_step', 'spas_release', 'spas_steps',
-           'svt_budgets', 'change_distance', 'svt_sensitivity', 'threshold_at', 'can_test', 'test_cost', 'abs_diff_sum',
+           'SPAS_DEPARTURES', 'AUTHORS_SPAS', 'PAPER_TEST', 'SPAS_DATASETS', 'SPAS_METHODS', 'error_model',
+           'c_constants', 'c_root', 'c_count', 'optimal_c', 'sampling_count', 'halved_sum_2', 'halved_sum_1',
+           'halved_sum', 'ring_sum', 'v1_estimate', 'window_variance', 'weighted_svt', 'direct_release_rule',
+           'history_record', 'history_V', 'ReleaseHistory', 'SPASParams', 'SPASState', 'SPASOut', 'spas_outputs',
+           'predict_c', 'warmup_step', 'direct_budgets', 'main_step', 'spas_release', 'spas_steps', 'svt_budgets',
+           'change_distance', 'svt_sensitivity', 'threshold_at', 'can_test', 'test_cost', 'abs_diff_sum',
            'sampling_test', 'SPASSampling', 'SPASPort', 'book_standing', 'SPASStepwise', 'SPAS', 'departure_configs',
-           'departure_ablation', 'mre_spas_signed', 'range_mre_shared', 'characteristic_ratio']
+           'departure_ablation', 'mre_spas_signed', 'range_mre_shared']
 
 # %% ../nbs/11_spas.ipynb #4aedcf43
 def error_model(c, theta, V, eps_p, w, delta_p=1.0):
@@ -734,14 +734,3 @@ def range_mre_shared(est, true, n_queries=1000):
     seed = seed_from_key("spas-range", true.shape, float(true.sum()), float(np.abs(np.diff(true, axis=0)).sum()))
     q = draw_range_queries(true, n_queries, rng=seed)
     return range_query_mre(est, true, queries=q)
-
-# %% ../nbs/11_spas.ipynb #e7160ce9
-def characteristic_ratio(H, w=120, eps=0.1):
-    "SPAS Fig. 6: mean over disjoint windows of the summed per-bin change, over the Laplace variance 2(w/eps)^2."
-    H = np.asarray(H, float); H = H[:, None] if H.ndim == 1 else H
-    ch = np.abs(np.diff(H, axis=0)).mean(1)
-    k = len(ch) // w
-    if k == 0: raise ValueError(f"the stream (T={len(H)}) is shorter than one window of w={w} changes")
-    return float(ch[: k * w].reshape(k, w).sum(1).mean() / (2 * (w / eps) ** 2))
-
-UNIFORM_BASED, SAMPLE_BASED = ["Uniform", "AdaPub", "PeGaSus"], ["Sample", "FAST", "DSAT", "BD"]
