@@ -32,7 +32,7 @@ def test_spas_rows_not_reproduced_give_a_valid_cause():
 
 def test_spas_write_cell_requires_causes():
     "The notebook's write cell no longer opts out of the cause check (causes_reviewed=False) that write_claims makes at paper scale."
-    nb = json.loads((ROOT / "nbs" / "11_spas.ipynb").read_text(encoding="utf-8"))
+    nb = json.loads((ROOT / "nbs" / "11_spas_repro.ipynb").read_text(encoding="utf-8"))   # the reproduction notebook writes the table
     src = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code" and "write_claims(" in "".join(c["source"])]
     assert src and not any("causes_reviewed" in s for s in src)
 

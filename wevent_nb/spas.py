@@ -1,4 +1,4 @@
-"""*SPAS: Continuous Release of Data Streams under w-Event Differential Privacy*: the error model (Eq. 2), the optimal sampling count (Theorem 1), the weighted SVT (Algorithm 1) and SPAS (Algorithm 2), derived, implemented, checked and reproduced.
+"""*SPAS: Continuous Release of Data Streams under w-Event Differential Privacy*: the error model (Eq. 2), the optimal sampling count (Theorem 1), the weighted SVT (Algorithm 1) and SPAS (Algorithm 2), derived, implemented and checked (the experiments of Sec. 5: `11_spas_repro`).
 
 Docs: https://wevent-nb.github.io/wevent_nb/spas.html.md"""
 
@@ -10,7 +10,8 @@ import math
 from typing import NamedTuple
 import numpy as np
 from .core import (PUBLIC, SECRET, Mechanism, Release, Ledger, RollingLedger, HistogramStream, register, as_rng, check_eps, check_positive, check_w,
-                            check_int, check_bool, check_fraction, check_counts, check_lattice, PrivacyBudgetExceeded, UnprovenConfiguration, Runs)
+                            check_int, check_bool, check_fraction, check_counts, check_lattice, PrivacyBudgetExceeded, UnprovenConfiguration, Runs,
+                            param_docs)
 from .rolling import check_affordable
 from .engine import (njit, objmode, Port, PORTS, NO_PORT, NO_RNG, PAIRWISE_BLOCK, PAIRWISE_LANES, lap, lap_add, spend, afford, ring_set,
                               mean_abs_diff, block_sum, pairwise_sum)
@@ -20,14 +21,14 @@ __all__ = ['C_FLOOR_SLACK', 'SQUARE', 'BUDGET_RTOL', 'DIRECT_FLOOR_SLACK', 'DECA
            'VAR_DECAY', 'KINDS', 'COPY', 'WARMUP', 'DIRECT', 'SVT', 'REDRAW_BLOCKS', 'RAW_SPAN', 'SVT_REDRAW',
            'SVT_STRICT', 'SVT_PAPER', 'SPAS_RELEASE', 'SPAS_THRESHOLD', 'SPAS_QUERY', 'SPAS_STRICT',
            'SPAS_EXACT_THRESHOLD', 'SPAS_EXACT_QUERY', 'SPAS_EXACT_STRICT', 'SPAS_CHOICES', 'SPAS_UNPROVEN',
-           'SPAS_DEPARTURES', 'AUTHORS_SPAS', 'PAPER_TEST', 'SPAS_DATASETS', 'SPAS_METHODS', 'UNIFORM_BASED',
-           'SAMPLE_BASED', 'error_model', 'c_constants', 'c_root', 'c_count', 'optimal_c', 'sampling_count',
+           'SPAS_OPTION_DOCS', 'SPAS_TEST_DOCS', 'SPAS_DEPARTURES', 'AUTHORS_SPAS', 'PAPER_TEST', 'SPAS_DATASETS',
+           'SPAS_METHODS', 'error_model', 'c_constants', 'c_root', 'c_count', 'optimal_c', 'sampling_count',
            'halved_sum_2', 'halved_sum_1', 'halved_sum', 'ring_sum', 'v1_estimate', 'window_variance', 'weighted_svt',
            'direct_release_rule', 'history_record', 'history_V', 'ReleaseHistory', 'SPASParams', 'SPASState', 'SPASOut',
            'spas_outputs', 'predict_c', 'warmup_step', 'direct_budgets', 'main_step', 'spas_release', 'spas_steps',
            'svt_budgets', 'change_distance', 'svt_sensitivity', 'threshold_at', 'can_test', 'test_cost', 'abs_diff_sum',
-           'sampling_test', 'SPASSampling', 'SPASPort', 'book_standing', 'SPASStepwise', 'SPAS', 'departure_configs',
-           'departure_ablation', 'mre_spas_signed', 'range_mre_shared', 'characteristic_ratio']
+           'sampling_test', 'SPASSampling', 'SPASPort', 'book_standing', 'SPASStepwise', 'SPASBatch', 'SPAS',
+           'departure_configs', 'departure_ablation', 'mre_spas_signed', 'range_mre_shared']
 
 # %% ../nbs/11_spas.ipynb #4aedcf43
 def error_model(c, theta, V, eps_p, w, delta_p=1.0):
@@ -416,8 +417,9 @@ def book_standing(pid, t):
         with objmode():
             PORTS[pid].standing(t)
 
+# %% ../nbs/11_spas.ipynb #3200315c
 class SPASStepwise:
-    "The step-wise form of SPAS (mixed into `SPAS`): `start` sets up a run, `step` takes one histogram, `finish` books the spends; `run` calls the compiled step once over the stream. `start(None, d)`: the same steps online."
+    "The step-wise form of SPAS (mixed into `SPAS`): `start` sets up a run, `step` takes one histogram (`SPASBatch` adds `finish`, `run` and `run_many`). `start(None, d)`: the same steps online."
     kernel = staticmethod(spas_steps)   # the compiled step: run, step-wise, online and repeated runs call it
 
     def start(self, T, d, rng=None):
@@ -490,6 +492,9 @@ class SPASStepwise:
         return dict(kind=str(KINDS[o.kind[0]]), spent_p=o.sp[0], spent_s2=o.s2[0], spent_q=float(o.sq[0]), compared=bool(o.compared[0]),
                     C_used=float(C) if np.isnan(C) else int(C))
 
+# %% ../nbs/11_spas.ipynb #618ae380
+class SPASBatch:
+    "The batch forms of SPAS (mixed into `SPAS`), kept apart from the step-wise form they drive: `finish` books a step-wise run's spends, `run` calls the compiled step once over the stream, `run_many` makes n runs."
     def finish(self) -> Release:
         "The Release of a step-wise run (every timestamp must have been stepped)."
         if self._T is None:
@@ -542,8 +547,86 @@ def _choice(name, value):
     if value not in SPAS_CHOICES[name]: raise ValueError(f"{name}={value!r} is not allowed: {name} must be one of {SPAS_CHOICES[name]}")
     return value
 
+# %% ../nbs/11_spas.ipynb #efa6e6cc
+# One text per constructor parameter (param_docs composes SPAS's Parameters section): the options of Secs. 3-4
+SPAS_OPTION_DOCS = {
+    "eps": ("float", "The privacy budget epsilon of every window of w timestamps (central w-event DP), in [1e-10, 300] "
+            "(check_eps; ValueError outside). Split as eps_s + eps_p by ratio_s. Required, no default."),
+    "w": ("int", "The window length in timestamps, an integer >= 1 (check_w). The first window is the warm-up; a "
+          "stream shorter than w runs the warm-up only. Required, no default."),
+    "ratio_s": ("float", "The SVT's share of the budget: eps_s = ratio_s eps for the sampling test, eps_p = (1 - ratio_s) eps "
+                "for the Laplace releases. A real number in the open interval (0, 1) (check_fraction). Default 0.25: "
+                'the paper\'s split eps_s = eps/4 (section "Setting"; Fig. 8, eps_s/eps_p = 1/3, is its ablation).'),
+    "m": ("int", "The warm-up's sampling interval: every m-th step of the first window is released (with the budget of "
+          'warmup_budget). An integer >= 1 (check_int). Default 20: the paper\'s (Sec. 4; section "SPAS '
+          '(Algorithm 2 ...)").'),
+    "n_E": ("int", 'var_estimator="window" estimates V from the releases of the last n_E w timestamps (V1); the other '
+            "estimators ignore it. An integer >= 1 (check_int). Default 2: the paper's (Sec. 4; Fig. 7 ablates 1, "
+            '2 and 3; section "Estimating V from history (V1)").'),
+    "theta_design": ("float", "The design value of theta, the share of unsampled timestamps the controller misses, in the error "
+                     "model (D3) that gives the optimal sampling count C* (Theorem 1). A real number in the open interval "
+                     "(0, 1) (check_fraction). Default 0.5: the paper's design, which varies least with the actual theta "
+                     '(Fig. 2) and gives (T1) (section "The error model (Eq. 2) and the optimal sampling count (Theorem '
+                     '1)").'),
+    "c_max": ('"w", int or None', 'The upper clip of the predicted sampling count C (always clipped below at 1): "w" clips it to [1, '
+              "w], since C counts timestamps of a window; an integer clips to [1, c_max]; None drops the upper "
+              'clip, as the authors\' code does (a departure, private). "w", None or an integer >= 1, else '
+              'ValueError. Default "w": this implementation\'s reading of Theorem 1\'s bracket (same section).'),
+    "warmup_budget": ("str", 'Each warm-up sample\'s budget: "eps_p", eps_p/ceil(w/m) (this implementation\'s, within budget for '
+                      'every w and m), or "eps", the paper\'s eps m/w (Sec. 4; the authors\' A15), which overspends a window '
+                      "when m does not divide w, or w > 5m with the default test (w > 8m with the paper's): the ledger "
+                      'check then raises, so it needs no opt-in (erratum "the paper\'s warm-up budget can overspend a '
+                      'window"). One of the two (ValueError otherwise). Default "eps_p".'),
+    "direct_release": ("bool", "Whether a main-phase step releases directly when the window's idle Laplace budget can pay every step "
+                       "it has left (Sec. 4, Fig. 3); False leaves only the sampling test and copies. True or False "
+                       "(check_bool). Default True: the paper's Sec. 4."),
+    "direct_budget": ("str", 'A direct release\'s Laplace budget: "even", R/k, the budget R left in the window spread over the k '
+                      'steps it has left (Sec. 4), or "eps_p_over_C", eps_p/C (the words of Fig. 3\'s text; the worked '
+                      "example of Fig. 3 gives 0.25 either way). Both are booked, so both are private. One of the two "
+                      '(ValueError otherwise). Default "even".'),
+    "share_s2_leftover": ("bool", "Whether a direct release also spends its share A/k of the window's idle SVT budget A (booked; not "
+                          'with svt="strict", which has none). True or False (check_bool). Default True: the paper\'s "plus the '
+                          'idle SVT budget" (Sec. 4; section "SPAS (Algorithm 2 ...)").'),
+    "var_estimator": ("str", "How V, the variance of the distance between consecutive releases, is estimated from past releases "
+                      '(post-processing, free): "window", (V1) over the last n_E w timestamps; "cumulative", the running '
+                      'mean of q (the paper\'s "basic method"); "decay", Eq. (3), weights 2^-ceil((t - t_j)/w) over every '
+                      "release, which has no bounded online form (start(None, ...) refuses it). One of the three "
+                      '(ValueError otherwise). Default "window" (section "Estimating V from history (V1)").'),
+}
+
+# %% ../nbs/11_spas.ipynb #c03fa7de
+# ... and the sampling test's query and noise, and the opt-in to what no derivation covers
+SPAS_TEST_DOCS = {
+    "svt": ("str", 'The sampling test (section "The sampling test: three SVTs"): "redraw", a fresh threshold noise for '
+            "every block of w main-phase steps, private on any stream (Eqs. R1-R2, a standing charge of 3/4 eps_s "
+            'on every window); "strict", fresh noise on every comparison at eps_s/w, no threshold noise, also '
+            'private; "paper", Algorithm 2\'s one threshold noise for the whole stream, which Theorem 2 certifies '
+            'for one window only: unproven, it needs allow_unproven=True (erratum "one threshold noise for an '
+            'infinite stream"). One of the three (ValueError otherwise). Default "redraw": private, and the more '
+            "accurate private test on the nine data sets (same erratum)."),
+    "dis": ("str", 'The test\'s query: "release", the mean absolute change of H_t from the last release (Algorithm 2, '
+            'line 3), with sensitivity delta; "raw", from the previous raw histogram (the authors\' code, A12), '
+            'private with its noise drawn for max(delta, 3/d) ("The query" in section "The sampling test", '
+            'derived for all three tests). One of the two (ValueError otherwise). Default "release": the paper\'s.'),
+    "unbooked_s2_topup": ("bool", "The authors' A17: every SVT release also spends what the window still holds of the SVT budget, and "
+                          "that top-up is never booked. Not private: True needs allow_unproven=True, and is refused with "
+                          'svt="strict" (ValueError). True or False (check_bool). Default False (section "The authors\' '
+                          'departures, each an option").'),
+    "delta": ("float", "The sensitivity the noise is drawn for: the releases' Laplace scale is delta over their budget "
+              '(Delta_p), the test\'s noise is drawn for delta (Delta_s; dis="raw": max(delta, 3/d)). A finite real '
+              "> 0 (check_positive). Default 1.0: a count histogram's L1 sensitivity (one record more or less; "
+              'section "Setting"). A value below 1 draws too little noise: unproven, it needs allow_unproven=True; '
+              "above 1 is private (more noise than needed)."),
+    "allow_unproven": ("bool", 'The opt-in to the options no derivation covers (00_core, "Private by default", rule 2): svt="paper", '
+                       "unbooked_s2_topup=True and delta < 1 (SPAS_UNPROVEN). Without it, checking such a release raises "
+                       "UnprovenConfiguration (run_many and an online start refuse it); with it the release runs, flagged "
+                       "private=False with the reason. True or False (check_bool). Default False: private by default."),
+}
+
+# %% ../nbs/11_spas.ipynb #4ae82e5d
 @register
-class SPAS(SPASStepwise, SPASSampling, Mechanism):
+@param_docs({**SPAS_OPTION_DOCS, **SPAS_TEST_DOCS})
+class SPAS(SPASBatch, SPASStepwise, SPASSampling, Mechanism):
     "SPAS (Algorithm 2): adaptive sampling count + weighted SVT + direct releases, central w-event DP."
     exact_noise = True   # exact form: integer releases, the sampling test in units of 1/d (Exact noise)
     exact_statistic = "change_sum"   # d * dis = sum |x - ref| <= 2 d max|x| (00_core, EXACT_MAX)
@@ -565,91 +648,6 @@ class SPAS(SPASStepwise, SPASSampling, Mechanism):
         The options only post-processing reads (theta_design, c_max, n_E, var_estimator) change accuracy, never privacy.
         svt="paper", unbooked_s2_topup=True and delta < 1 are not covered by any derivation here (SPAS_UNPROVEN): each
         needs allow_unproven=True, and its releases say private=False.
-
-        Parameters
-        ----------
-        eps : float
-            The privacy budget epsilon of every window of w timestamps (central w-event DP), in [1e-10, 300]
-            (check_eps; ValueError outside). Split as eps_s + eps_p by ratio_s. Required, no default.
-        w : int
-            The window length in timestamps, an integer >= 1 (check_w). The first window is the warm-up; a stream
-            shorter than w runs the warm-up only. Required, no default.
-        ratio_s : float
-            The SVT's share of the budget: eps_s = ratio_s eps for the sampling test, eps_p = (1 - ratio_s) eps for
-            the Laplace releases. A real number in the open interval (0, 1) (check_fraction). Default 0.25: the
-            paper's split eps_s = eps/4 (section "Setting"; Fig. 8, eps_s/eps_p = 1/3, is its ablation).
-        m : int
-            The warm-up's sampling interval: every m-th step of the first window is released (with the budget of
-            warmup_budget). An integer >= 1 (check_int). Default 20: the paper's (Sec. 4; section "SPAS
-            (Algorithm 2 ...)").
-        n_E : int
-            var_estimator="window" estimates V from the releases of the last n_E w timestamps (V1); the other
-            estimators ignore it. An integer >= 1 (check_int). Default 2: the paper's (Sec. 4; Fig. 7 ablates 1, 2
-            and 3; section "Estimating V from history (V1)").
-        theta_design : float
-            The design value of theta, the share of unsampled timestamps the controller misses, in the error model
-            (D3) that gives the optimal sampling count C* (Theorem 1). A real number in the open interval (0, 1)
-            (check_fraction). Default 0.5: the paper's design, which varies least with the actual theta (Fig. 2)
-            and gives (T1) (section "The error model (Eq. 2) and the optimal sampling count (Theorem 1)").
-        c_max : "w", int or None
-            The upper clip of the predicted sampling count C (always clipped below at 1): "w" clips it to [1, w],
-            since C counts timestamps of a window; an integer clips to [1, c_max]; None drops the upper clip, as the
-            authors' code does (a departure, private). "w", None or an integer >= 1, else ValueError. Default "w":
-            this implementation's reading of Theorem 1's bracket (same section).
-        warmup_budget : str
-            Each warm-up sample's budget: "eps_p", eps_p/ceil(w/m) (this implementation's, within budget for every w
-            and m), or "eps", the paper's eps m/w (Sec. 4; the authors' A15), which overspends a window when m does
-            not divide w, or w > 5m with the default test (w > 8m with the paper's): the ledger check then raises, so
-            it needs no opt-in (erratum "the paper's warm-up budget can overspend a window"). One of the two
-            (ValueError otherwise). Default "eps_p".
-        direct_release : bool
-            Whether a main-phase step releases directly when the window's idle Laplace budget can pay every step it
-            has left (Sec. 4, Fig. 3); False leaves only the sampling test and copies. True or False
-            (check_bool). Default True: the paper's Sec. 4.
-        direct_budget : str
-            A direct release's Laplace budget: "even", R/k, the budget R left in the window spread over the k steps
-            it has left (Sec. 4), or "eps_p_over_C", eps_p/C (the words of Fig. 3's text; the worked example of Fig. 3
-            gives 0.25 either way). Both are booked, so both are private. One of the two (ValueError otherwise).
-            Default "even".
-        share_s2_leftover : bool
-            Whether a direct release also spends its share A/k of the window's idle SVT budget A (booked; not with
-            svt="strict", which has none). True or False (check_bool). Default True: the paper's "plus the
-            idle SVT budget" (Sec. 4; section "SPAS (Algorithm 2 ...)").
-        var_estimator : str
-            How V, the variance of the distance between consecutive releases, is estimated from past releases
-            (post-processing, free): "window", (V1) over the last n_E w timestamps; "cumulative", the running mean
-            of q (the paper's "basic method"); "decay", Eq. (3), weights 2^-ceil((t - t_j)/w) over every release,
-            which has no bounded online form (start(None, ...) refuses it). One of the three (ValueError
-            otherwise). Default "window" (section "Estimating V from history (V1)").
-        svt : str
-            The sampling test (section "The sampling test: three SVTs"): "redraw", a fresh threshold noise for
-            every block of w main-phase steps, private on any stream (Eqs. R1-R2, a standing charge of 3/4 eps_s on
-            every window); "strict", fresh noise on every comparison at eps_s/w, no threshold noise, also private;
-            "paper", Algorithm 2's one threshold noise for the whole stream, which Theorem 2 certifies for one
-            window only: unproven, it needs allow_unproven=True (erratum "one threshold noise for an infinite
-            stream"). One of the three (ValueError otherwise). Default "redraw": private, and the more accurate
-            private test on the nine data sets (same erratum).
-        dis : str
-            The test's query: "release", the mean absolute change of H_t from the last release (Algorithm 2, line
-            3), with sensitivity delta; "raw", from the previous raw histogram (the authors' code, A12), private
-            with its noise drawn for max(delta, 3/d) ("The query" in section "The sampling test", derived for all three tests). One of
-            the two (ValueError otherwise). Default "release": the paper's.
-        unbooked_s2_topup : bool
-            The authors' A17: every SVT release also spends what the window still holds of the SVT budget, and
-            that top-up is never booked. Not private: True needs allow_unproven=True, and is refused with
-            svt="strict" (ValueError). True or False (check_bool). Default False (section "The authors' departures, each an
-            option").
-        delta : float
-            The sensitivity the noise is drawn for: the releases' Laplace scale is delta over their budget
-            (Delta_p), the test's noise is drawn for delta (Delta_s; dis="raw": max(delta, 3/d)). A finite real > 0
-            (check_positive). Default 1.0: a count histogram's L1 sensitivity (one record more or less; section
-            "Setting"). A value below 1 draws too little noise: unproven, it needs allow_unproven=True; above 1
-            is private (more noise than needed).
-        allow_unproven : bool
-            The opt-in to the options no derivation covers (00_core, "Private by default", rule 2): svt="paper",
-            unbooked_s2_topup=True and delta < 1 (SPAS_UNPROVEN). Without it, checking such a release raises
-            UnprovenConfiguration (run_many and an online start refuse it); with it the release runs, flagged
-            private=False with the reason. True or False (check_bool). Default False: private by default.
         """
         super().__init__(eps, w, allow_unproven)
         self.ratio_s = check_fraction(ratio_s, "ratio_s")
@@ -734,14 +732,3 @@ def range_mre_shared(est, true, n_queries=1000):
     seed = seed_from_key("spas-range", true.shape, float(true.sum()), float(np.abs(np.diff(true, axis=0)).sum()))
     q = draw_range_queries(true, n_queries, rng=seed)
     return range_query_mre(est, true, queries=q)
-
-# %% ../nbs/11_spas.ipynb #e7160ce9
-def characteristic_ratio(H, w=120, eps=0.1):
-    "SPAS Fig. 6: mean over disjoint windows of the summed per-bin change, over the Laplace variance 2(w/eps)^2."
-    H = np.asarray(H, float); H = H[:, None] if H.ndim == 1 else H
-    ch = np.abs(np.diff(H, axis=0)).mean(1)
-    k = len(ch) // w
-    if k == 0: raise ValueError(f"the stream (T={len(H)}) is shorter than one window of w={w} changes")
-    return float(ch[: k * w].reshape(k, w).sum(1).mean() / (2 * (w / eps) ** 2))
-
-UNIFORM_BASED, SAMPLE_BASED = ["Uniform", "AdaPub", "PeGaSus"], ["Sample", "FAST", "DSAT", "BD"]
