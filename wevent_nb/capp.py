@@ -1,4 +1,4 @@
-"""IPP, APP and CAPP (Du et al.): each user feeds the deviation between its true and its perturbed values back into the next report. The Square Wave mechanism, the three algorithms, their error terms, the sampling variants (PP-S), the baselines, derived, implemented, checked and reproduced.
+"""IPP, APP and CAPP (Du et al.): each user feeds the deviation between its true and its perturbed values back into the next report. The Square Wave mechanism, the three algorithms, their error terms, the sampling variants (PP-S), the baselines, derived, implemented and checked (the reproduction of the paper's evaluation is its own notebook).
 
 Docs: https://wevent-nb.github.io/wevent_nb/capp.html.md"""
 
@@ -26,8 +26,7 @@ __all__ = ['PAPER', 'SMALL_EPS', 'RANDOMIZERS', 'SMOOTH_MODES', 'CAPP_SIGNS', 'C
            'report_output', 'draw_reports', 'draw_noise', 'ReportPort', 'pp_steps', 'NumericLDPMechanism',
            'PPMechanism', 'SWDirect', 'IPP', 'APP', 'CAPP', 'Sampling', 'APPS', 'CAPPS', 'ToPL', 'PMAPP',
            'LaplaceDirect', 'LaplaceAPP', 'SRDirect', 'SRAPP', 'basw_steps', 'BASW', 'APPDoubleBudget', 'APPNoClip',
-           'required_population', 'QueryPopulation', 'query_population', 'user_values', 'mse_of_mean', 'cos_published',
-           'cos_smoothed', 'cos_raw', 'w1_user_means']
+           'required_population', 'QueryPopulation', 'query_population']
 
 # %% ../nbs/12_capp.ipynb #0d0f9602
 def sw_params(eps):
@@ -976,33 +975,3 @@ def query_population(stream, Lq, n_queries, rng=None, repeat: int = 1) -> QueryP
     v = np.concatenate([stream.values[:, a:a + Lq] for a in starts])
     return QueryPopulation(np.tile(v, (repeat, 1)), stream.lo, stream.hi, stream.name, stream.N, n_queries)
 
-def user_values(stream) -> np.ndarray:
-    "The truth the CAPP metrics compare with: every user's values (N x T)."
-    return stream.values
-
-def _rows_cos(est, x):
-    ne, nx = np.linalg.norm(est, axis=1), np.linalg.norm(x, axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return float(np.nanmean(1 - np.where((ne > 0) & (nx > 0), (est * x).sum(1) / (ne * nx), np.nan)))
-
-def mse_of_mean(est, true, release=None) -> float:
-    "MSE of the subsequence mean from the raw (unsmoothed) reports, averaged over rows (Sec. VI-A)."
-    return float(np.mean((release.info["raw"].mean(1) - np.asarray(true).mean(1)) ** 2))
-
-def cos_published(est, true, release=None) -> float:
-    "Cosine distance of each row's published stream (smoothed or not, as the method publishes) to the truth."
-    return _rows_cos(release.info["raw"] if release.params.get("smooth") is None else release.info["smoothed"], np.asarray(true))
-
-def cos_smoothed(est, true, release=None) -> float:
-    "Cosine distance after the centred SMA for every method (the control in which all methods are smoothed)."
-    return _rows_cos(release.info["smoothed"], np.asarray(true))
-
-def cos_raw(est, true, release=None) -> float:
-    "Cosine distance of the raw reports (no smoothing for any method)."
-    return _rows_cos(release.info["raw"], np.asarray(true))
-
-def w1_user_means(est, true, release=None, n_users: int = 1) -> float:
-    "Fig. 8: W1 between the estimated and the true per-user subsequence means, per query interval (blocks of n_users rows), averaged."
-    from scipy.stats import wasserstein_distance
-    m_est, m_true = release.info["raw"].mean(1).reshape(-1, n_users), np.asarray(true).mean(1).reshape(-1, n_users)
-    return float(np.mean([wasserstein_distance(a, b) for a, b in zip(m_est, m_true)]))
