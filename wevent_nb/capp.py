@@ -1,4 +1,4 @@
-"""IPP, APP and CAPP (Du et al.): each user feeds the deviation between its true and its perturbed values back into the next report. The Square Wave mechanism, the three algorithms, their error terms, the sampling variants (PP-S), the baselines, derived, implemented, checked and reproduced.
+"""IPP, APP and CAPP (Du et al.): each user feeds the deviation between its true and its perturbed values back into the next report. The Square Wave mechanism, the three algorithms, their error terms, the sampling variants (PP-S), the baselines, derived, implemented and checked (the reproduction of the paper's evaluation is its own notebook).
 
 Docs: https://wevent-nb.github.io/wevent_nb/capp.html.md"""
 
@@ -9,25 +9,20 @@ from __future__ import annotations
 import functools, math, numbers
 import numpy as np
 from numba import njit, objmode
-from .core import (PUBLIC, SECRET, Mechanism, Release, Ledger, RollingLedger, UnprovenConfiguration, NumericPopulation, register,
+from wevent_nb.core import (PUBLIC, SECRET, Mechanism, Release, Ledger, RollingLedger, UnprovenConfiguration, NumericPopulation, register,
                             as_rng, check_eps, check_w, check_int, check_array, check_in_range, check_bool, _bad)
-from .engine import PORTS, NO_PORT, NO_RNG, Port, pairwise_sum, spend
+from wevent_nb.engine import PORTS, NO_PORT, NO_RNG, Port, pairwise_sum, spend
 
 PAPER = "CAPP (R. Du et al.): dual utilization of perturbation under w-event LDP"
 SMALL_EPS = 1e-4   # below this the closed form of b loses digits to cancellation: use its series
 
 # %% auto #0
-__all__ = ['PAPER', 'SMALL_EPS', 'RANDOMIZERS', 'SMOOTH_MODES', 'CAPP_SIGNS', 'CAPP_PARAMS', 'FEEDBACKS', 'CAPP_VARIANTS',
-           'STRICT_DERIVATION', 'sw_params', 'sw_density', 'sw_report', 'sw_perturb', 'sw_moments', 'sw_v1_moments',
-           'sw_sigma2_printed', 'deviation_moments', 'pm_report', 'sr_report', 'pm_params', 'sr_params', 'pm_perturb',
-           'pm_variance', 'laplace_perturb', 'laplace_variance', 'sr_perturb', 'sr_variance', 'randomize',
-           'sw_transition', 'sw_ems', 'sma', 'capp_offset', 'capp_bounds', 'report_schedule', 'max_in_span',
-           'per_report_budget', 'sampling_objective', 'choose_ns', 'segments', 'clip_one', 'report_input',
-           'report_output', 'draw_reports', 'draw_noise', 'ReportPort', 'pp_steps', 'NumericLDPMechanism',
-           'PPMechanism', 'SWDirect', 'IPP', 'APP', 'CAPP', 'Sampling', 'APPS', 'CAPPS', 'ToPL', 'PMAPP',
-           'LaplaceDirect', 'LaplaceAPP', 'SRDirect', 'SRAPP', 'basw_steps', 'BASW', 'APPDoubleBudget', 'APPNoClip',
-           'required_population', 'QueryPopulation', 'query_population', 'user_values', 'mse_of_mean', 'cos_published',
-           'cos_smoothed', 'cos_raw', 'w1_user_means']
+__all__ = ['RANDOMIZERS', 'SMOOTH_MODES', 'CAPP_SIGNS', 'CAPP_VARIANTS', 'sw_params', 'sw_density', 'sw_perturb', 'sw_moments',
+           'sw_v1_moments', 'deviation_moments', 'pm_perturb', 'pm_variance', 'laplace_perturb', 'laplace_variance',
+           'sr_perturb', 'sr_variance', 'randomize', 'sw_transition', 'sw_ems', 'sma', 'capp_offset', 'capp_bounds',
+           'report_schedule', 'per_report_budget', 'choose_ns', 'segments', 'NumericLDPMechanism', 'PPMechanism',
+           'SWDirect', 'IPP', 'APP', 'CAPP', 'Sampling', 'APPS', 'CAPPS', 'ToPL', 'PMAPP', 'LaplaceDirect',
+           'LaplaceAPP', 'SRDirect', 'SRAPP', 'BASW', 'required_population', 'query_population']
 
 # %% ../nbs/12_capp.ipynb #0d0f9602
 def sw_params(eps):
@@ -48,6 +43,7 @@ def sw_density(y, v, eps):
     inside = (y >= -b) & (y <= 1 + b)
     return np.where(inside, np.where(np.abs(y - v) <= b, p, q), 0.0)
 
+# %% ../nbs/12_capp.ipynb #dbaf8b9b
 @njit(cache=True)
 def sw_report(v, b, p, u1, u2):
     "One SW report of v in [0, 1] from two uniforms: on the band [v - b, v + b] with probability 2bp (u1), else on the low band [-b, v - b) U (v + b, 1 + b], whose pieces laid end to end make one interval of length 1 (u2 places it)."
@@ -66,6 +62,7 @@ def _sw_reports(v, b, p, u1, u2):
     for j in range(v.size): out[j] = sw_report(v[j], b[j], p[j], u1[j], u2[j])
     return out
 
+# %% ../nbs/12_capp.ipynb #22717076
 def sw_perturb(v, eps, rng):
     "Square Wave reports of values `v` in [0, 1] (clamped, as the authors' SW.m) with budget `eps` (scalar or per value)."
     v = np.clip(np.asarray(v, float), 0.0, 1.0)
@@ -93,12 +90,6 @@ def sw_v1_moments(eps):
            + 4 * b ** 3 * p * mu ** 2 + 6 * b ** 2 * q * mu ** 2 - 8 * b * p * mu + 4 * b * q * mu)
     return mu, var, mu4
 
-def sw_sigma2_printed(eps):
-    "Sec. V's printed sigma^2 of SW(1), reproduced only to show it is wrong (see the erratum)."
-    b, p, q = sw_params(eps)
-    return (2 * b ** 3 * p / 3 - b ** 3 * q / 3 - 4 * b ** 2 * p ** 2 + 4 * b ** 2 * p * q - b ** 2 * q ** 2 + b ** 2 * q
-            - 2 * b * p * q + 2 * b * p + b * q ** 2 - 2 * b * q / 3 - q ** 2 / 4 + q / 3)
-
 def deviation_moments(x, eps):
     "E(D_x) and E(D_x^2) of the deviation D_x = x - SW(x) (Sec. IV-B; E(D_x^2) with the corrected +3b^2)."
     b, p, q = sw_params(eps)
@@ -106,6 +97,13 @@ def deviation_moments(x, eps):
     m1 = q * ((1 + 2 * b) * x - (b + 0.5))
     m2 = q * (1 + 3 * b + 3 * b ** 2 - 3 * x - 6 * b * x + 3 * x ** 2 + 6 * b * x ** 2) / 3 + 2 * p * b ** 3 / 3
     return m1, m2
+
+# %% ../nbs/12_capp.ipynb #db277e4d
+def sw_sigma2_printed(eps):
+    "Sec. V's printed sigma^2 of SW(1), reproduced only to show it is wrong (see the erratum)."
+    b, p, q = sw_params(eps)
+    return (2 * b ** 3 * p / 3 - b ** 3 * q / 3 - 4 * b ** 2 * p ** 2 + 4 * b ** 2 * p * q - b ** 2 * q ** 2 + b ** 2 * q
+            - 2 * b * p * q + 2 * b * p + b * q ** 2 - 2 * b * q / 3 - q ** 2 / 4 + q / 3)
 
 # %% ../nbs/12_capp.ipynb #aab7b905
 @njit(cache=True)
@@ -143,6 +141,7 @@ def _sr_reports(v, z, C, u):
     for j in range(v.size): out[j] = sr_report(v[j], z[j], C[j], u[j])
     return out
 
+# %% ../nbs/12_capp.ipynb #60ea20d5
 def pm_perturb(v, eps, rng):
     "Piecewise Mechanism (Wang et al.) reports of `v` in [-1, 1] with budget `eps`: outputs in [-C, C], unbiased."
     v = np.clip(np.asarray(v, float), -1.0, 1.0)
@@ -177,6 +176,7 @@ def sr_variance(v, eps):
     z = np.exp(np.asarray(eps, float))
     return ((z + 1) / (z - 1)) ** 2 - np.asarray(v, float) ** 2
 
+# %% ../nbs/12_capp.ipynb #f63f2a78
 RANDOMIZERS = ("SW", "PM", "Laplace", "SR")
 
 def randomize(base: str, v, eps, rng):
@@ -260,6 +260,7 @@ def capp_offset(eps_w):
     return es, ed, es - ed
 
 CAPP_SIGNS = ("corrected", "printed")
+CAPP_VARIANTS = ("alg2", "authors_code")   # the `variant` option of CAPP and CAPP-S (section "The methods")
 
 def capp_bounds(eps_w, sign: str = "corrected", shrink=None):
     "The clip range [l, u]: [T, 1 - T] (sign='corrected', the authors' code), [-T, 1 + T] (the printed Eq. 11), or [delta, 1 - delta] for shrink=delta."
@@ -283,17 +284,18 @@ def report_schedule(T: int, Lq: int, n_s: int | None = None, acc_window: int | N
         slots.append(b0 + sp - 1); reads.append(b0 + first)
     return np.concatenate(slots), np.concatenate(reads)
 
-def max_in_span(slots, T: int, span: int) -> int:
-    "The largest number of report slots in any `span` consecutive timestamps."
-    c = np.r_[0, np.cumsum(np.bincount(slots, minlength=T))]
-    span = min(span, T)
-    return int((c[span:] - c[:-span]).max())
-
 def per_report_budget(eps, w, slots, reads, T, strict=True):
     "(budget per report, ledger window): eps over the most reports in a span of w + reach (strict, the default), or in a window of w (the paper's accounting)."
     reach = int((slots - reads).max()) if strict else 0
     span = w + reach
     return eps / max_in_span(slots, T, span), span
+
+# %% ../nbs/12_capp.ipynb #ea44b9a2
+def max_in_span(slots, T: int, span: int) -> int:
+    "The largest number of report slots in any `span` consecutive timestamps."
+    c = np.r_[0, np.cumsum(np.bincount(slots, minlength=T))]
+    span = min(span, T)
+    return int((c[span:] - c[:-span]).max())
 
 # %% ../nbs/12_capp.ipynb #45c87490
 def sampling_objective(n, eps):
@@ -302,6 +304,7 @@ def sampling_objective(n, eps):
     _, var, mu4 = sw_v1_moments(eps / n)
     return mu4 - var ** 2 * (n - 3) / (n - 1)
 
+# %% ../nbs/12_capp.ipynb #d00cc3cd
 def choose_ns(eps, w, Lq) -> int:
     "Eq. (12): the number of samples n_s in {2, ..., min(Lq, w)} minimising n_s Var(n_s, eps) (ties: the smallest); 1 when min(Lq, w) = 1."
     eps, w, Lq = check_eps(eps), check_w(w), check_int(Lq, "Lq", minimum=1)
@@ -321,7 +324,9 @@ def segments(L: int, n_s: int):
 
 # %% ../nbs/12_capp.ipynb #cc0step1
 _CLIP, _CAPP_ALG2, _CAPP_AUTHORS = 0, 1, 2   # how a fed-back value reaches the randomizer's domain (the kernel's `mode`)
+
 _SW, _PM, _LAPLACE, _SR = range(4)            # the randomizers, by their place in RANDOMIZERS (the kernel's `kind`)
+
 _NO_ROWS = np.zeros((0, 0))               # an online run's per-slot outputs: none kept
 
 @njit(cache=True)
@@ -343,6 +348,19 @@ def report_output(y, mode, l, u):
     return y if mode == _CLIP else y * (u - l) + l
 
 @njit(cache=True)
+def _inputs(v, mode, lo, hi):
+    out = np.empty(v.size)
+    for j in range(v.size): out[j] = report_input(v[j], mode, lo, hi)
+    return out
+
+@njit(cache=True)
+def _outputs(y, mode, l, u):
+    out = np.empty(y.size)
+    for j in range(y.size): out[j] = report_output(y[j], mode, l, u)
+    return out
+
+# %% ../nbs/12_capp.ipynb #c81e71bd
+@njit(cache=True)
 def draw_reports(x, kind, r1, r2, noise, y):
     "The reports y of the inputs x (one per user) from randomizer `kind` with parameters (r1, r2), from one report's row of noise drawn as its vectorised form draws it: SW and PM every user's first uniform, then every user's second; SR one uniform each; Laplace one Laplace(r1) draw each."
     N = x.shape[0]
@@ -358,18 +376,7 @@ def draw_noise(kind, rng, K: int, N: int, scale: float):
     if kind == _SR: return rng.random((K, N))
     return rng.laplace(0.0, scale, (K, N))
 
-@njit(cache=True)
-def _inputs(v, mode, lo, hi):
-    out = np.empty(v.size)
-    for j in range(v.size): out[j] = report_input(v[j], mode, lo, hi)
-    return out
-
-@njit(cache=True)
-def _outputs(y, mode, l, u):
-    out = np.empty(y.size)
-    for j in range(y.size): out[j] = report_output(y[j], mode, l, u)
-    return out
-
+# %% ../nbs/12_capp.ipynb #04c3108f
 class ReportPort(Port):
     "The Python side of a run's compiled step (the engine's Port): an online run's books, charged before each draw, and the draws of a run that draws through this module's Python functions (the report method a subclass may replace, and `randomize`)."
     def __init__(self, mech, online: bool):
@@ -388,6 +395,7 @@ def _port_report(pid, v):
         y = PORTS[pid].report(v)
     return y
 
+# %% ../nbs/12_capp.ipynb #a552634d
 @njit(cache=True)
 def pp_steps(Z, t0, T, noise, pid, py_draws,                  # slots t0, t0 + 1, ... of the values in [0, 1] (users x slots); T (0: online); the noise
              zrun, D, dev, kb, raw, Dtrace, means, reported,   # state: the run's values, D, the ring of deviations, [reports made, the run's first]; outputs
@@ -439,7 +447,7 @@ def pp_steps(Z, t0, T, noise, pid, py_draws,                  # slots t0, t0 + 1
         if T > 0: Dtrace[:, t] = D
 
 # %% ../nbs/12_capp.ipynb #c385d8eb
-from .core import param_docs
+from wevent_nb.core import param_docs
 
 # One text per constructor parameter the CAPP methods share: `param_docs` composes each class's Parameters section
 CAPP_PARAMS = {
@@ -457,13 +465,57 @@ CAPP_PARAMS = {
                               '(ValueError otherwise). Default "default" (section "The methods").'),
 }
 
-# %% ../nbs/12_capp.ipynb #440ccb4c
+# %% ../nbs/12_capp.ipynb #6081ea23
 def _check_smooth(smooth):
     if smooth not in SMOOTH_MODES: raise _bad("smooth", smooth, f"one of {SMOOTH_MODES}")
     return smooth
 
+class _NumericLDPRun:
+    "The run every CAPP method shares: a timestamp's values checked and mapped to [0, 1], then step, finish and run, each through the method's compiled step (`_steps`)."
+    def _next_t(self) -> int:
+        "The slot the next step consumes (a batch run refuses a step past T)."
+        if self._T is not None and self._t >= self._T: raise ValueError(f"step() called more than T={self._T} times")
+        return self._t
+
+    def _unit(self, x):
+        "Values of one timestamp in [lo, hi] -> [0, 1], rejecting NaN and values outside the domain."
+        x = check_in_range(x, self._lo, self._hi, "x", ndim=1)
+        if x.shape != (self._N,): raise ValueError(f"x must hold one value per user (N={self._N}), got shape {x.shape}")
+        return (x - self._lo) / (self._hi - self._lo)
+
+    def _draws_in_python(self) -> bool:
+        "Does this run draw through the port, in Python? With a generator other than a plain numpy Generator (one that records its draws must see each), or while a randomizer of this module is replaced (a white-box check wraps them)."
+        return type(self._rng) is not np.random.Generator or not _own_randomizers()
+
+    def step(self, x):
+        "Consume timestamp t's values (one per user, stream units); returns (the population mean of what is known at t, whether anything was released at t)."
+        self._next_t()
+        z = self._unit(x)                                           # bad input is refused here, before any state changes
+        means, flags = self._steps(z[:, None])
+        return float(means[0]), bool(flags[0])
+
+    def finish(self) -> Release:
+        "The Release: estimates = population mean of the published streams (stream units); info holds every user's raw and smoothed stream."
+        if self._T is None: raise RuntimeError(f"{type(self).__name__} is in an online run (start(None, ...)): it has no end and no Release; step() returned its releases")
+        if self._t != self._T: raise ValueError(f"finish() after {self._t} of T={self._T} steps")
+        raw = self._raw
+        smoothed = sma(raw) if self.smooth is None else sma(raw, 3, self.smooth)
+        pub = raw if self.smooth is None else smoothed
+        info = dict(raw=raw, smoothed=smoothed, **self._extra_info())
+        return Release(pub.mean(0), self._published.copy(), self.books, self.name, self.params, info)
+
+    def _extra_info(self) -> dict: return {}
+
+    def run(self, stream, rng=None) -> Release:
+        "Process a NumericPopulation (N x T): every slot in one call of the compiled step, the steps `step` makes one at a time."
+        s = self.check_stream(stream)
+        self.start(s.T, s.N, rng, s.lo, s.hi)
+        self._steps(np.ascontiguousarray((s.values - self._lo) / (self._hi - self._lo)))   # the population holds values in [lo, hi]
+        return self.finish()
+
+# %% ../nbs/12_capp.ipynb #440ccb4c
 @param_docs(CAPP_PARAMS)
-class NumericLDPMechanism(Mechanism):
+class NumericLDPMechanism(_NumericLDPRun, Mechanism):
     "Base of CAPP's methods: a NumericPopulation in, each user's stream perturbed locally; start/step/finish and run(stream, rng), all through the method's compiled step."
     paper, stream_kind = PAPER, "numeric"
     online = True                              # start(None, ...) opens an unbounded run (section Online form)
@@ -512,47 +564,6 @@ class NumericLDPMechanism(Mechanism):
         self.books = (Ledger.users(self._T, self._N, self.eps, span) if self._T is not None
                       else RollingLedger.users(self._N, self.eps, span))
 
-    def _next_t(self) -> int:
-        "The slot the next step consumes (a batch run refuses a step past T)."
-        if self._T is not None and self._t >= self._T: raise ValueError(f"step() called more than T={self._T} times")
-        return self._t
-
-    def _unit(self, x):
-        "Values of one timestamp in [lo, hi] -> [0, 1], rejecting NaN and values outside the domain."
-        x = check_in_range(x, self._lo, self._hi, "x", ndim=1)
-        if x.shape != (self._N,): raise ValueError(f"x must hold one value per user (N={self._N}), got shape {x.shape}")
-        return (x - self._lo) / (self._hi - self._lo)
-
-    def _draws_in_python(self) -> bool:
-        "Does this run draw through the port, in Python? With a generator other than a plain numpy Generator (one that records its draws must see each), or while a randomizer of this module is replaced (a white-box check wraps them)."
-        return type(self._rng) is not np.random.Generator or not _own_randomizers()
-
-    def step(self, x):
-        "Consume timestamp t's values (one per user, stream units); returns (the population mean of what is known at t, whether anything was released at t)."
-        self._next_t()
-        z = self._unit(x)                                           # bad input is refused here, before any state changes
-        means, flags = self._steps(z[:, None])
-        return float(means[0]), bool(flags[0])
-
-    def finish(self) -> Release:
-        "The Release: estimates = population mean of the published streams (stream units); info holds every user's raw and smoothed stream."
-        if self._T is None: raise RuntimeError(f"{type(self).__name__} is in an online run (start(None, ...)): it has no end and no Release; step() returned its releases")
-        if self._t != self._T: raise ValueError(f"finish() after {self._t} of T={self._T} steps")
-        raw = self._raw
-        smoothed = sma(raw) if self.smooth is None else sma(raw, 3, self.smooth)
-        pub = raw if self.smooth is None else smoothed
-        info = dict(raw=raw, smoothed=smoothed, **self._extra_info())
-        return Release(pub.mean(0), self._published.copy(), self.books, self.name, self.params, info)
-
-    def _extra_info(self) -> dict: return {}
-
-    def run(self, stream, rng=None) -> Release:
-        "Process a NumericPopulation (N x T): every slot in one call of the compiled step, the steps `step` makes one at a time."
-        s = self.check_stream(stream)
-        self.start(s.T, s.N, rng, s.lo, s.hi)
-        self._steps(np.ascontiguousarray((s.values - self._lo) / (self._hi - self._lo)))   # the population holds values in [lo, hi]
-        return self.finish()
-
 # %% ../nbs/12_capp.ipynb #cc0sched
 def _pattern(L: int, n_s):
     "A run of L slots: whether each position reports, and the first position its report reads (its segment's start)."
@@ -581,13 +592,116 @@ def _randomizer_params(base: str, eps: float):
     if base == "SR": return sr_params(eps)
     return 2.0 / eps, 0.0
 
-# %% ../nbs/12_capp.ipynb #e0aa4e5a
+# %% ../nbs/12_capp.ipynb #2100ce84
 FEEDBACKS = ("none", "app", "capp")
-CAPP_VARIANTS = ("alg2", "authors_code")
 STRICT_DERIVATION = "12_capp: The default: strict accounting of the feedback path"
 
+def _check_clip(name, feedback, variant, sign, shrink):
+    "CAPP's clip options checked (ValueError naming the parameter, the value and what is allowed): the variant, the sign, shrink below 0.5 (up to 0.5 with the authors' variant), and only the defaults on a method that does not clip to [l, u]; returns shrink as a float, or None."
+    if variant not in CAPP_VARIANTS: raise _bad("variant", variant, f"one of {CAPP_VARIANTS}")
+    if sign not in CAPP_SIGNS: raise _bad("sign", sign, f"one of {CAPP_SIGNS}")
+    if shrink is not None:
+        top = 0.5 if variant == "authors_code" else math.nextafter(0.5, 0)
+        if isinstance(shrink, bool) or not isinstance(shrink, numbers.Real) or not -1e6 < shrink <= top:
+            raise _bad("shrink", shrink, "a real number < 0.5 (<= 0.5 with variant='authors_code'), so that l < u")
+    if feedback != "capp" and (variant, sign, shrink) != ("alg2", "corrected", None):
+        raise _bad("variant/sign/shrink", (variant, sign, shrink), f"the defaults: {name} does not clip to [l, u]")
+    return None if shrink is None else float(shrink)
+
+# %% ../nbs/12_capp.ipynb #6f6b51f4
+class _PPSchedule:
+    "The schedule and the books of a report-per-slot method: how far back a report reads (the reach), whether the accounting is covered, and a run's schedule, budget, books and state."
+    def reach(self) -> int:
+        "The most slots before its own that a report reads in a run of Lq slots: its segment, and through D the segments of earlier reports."
+        n_s = (self.n_s or choose_ns(self.eps, self.w, self.Lq)) if self.sampling else None
+        slots, reads = report_schedule(self.Lq, self.Lq, n_s, self.acc_window, self.feedback != "none")
+        return int((slots - reads).max())
+
+    def unproven(self) -> str:
+        "Why the configuration is not covered: the paper's accounting (strict=False) where a report reads past data; '' otherwise."
+        if self.strict or (A := self.reach()) == 0: return ""
+        return (f"strict=False books the paper's eps/w per report over windows of w (Theorems 3, 4 and 6), but a report of {self.name} "
+                f"reads data up to {A} slots before its own (through the fed-back deviations D or its segment), so a change in w "
+                f"consecutive slots reaches the reports of up to w + {A} slots (12_capp, erratum 'the w-event proofs ignore the "
+                f"feedback path'); strict=True books them")
+
+    def _setup(self):
+        self.n_s_used = (self.n_s or choose_ns(self.eps, self.w, self.Lq)) if self.sampling else None
+        T = self._T or self._periodic_T()
+        slots, self.eps_report, span, run, last = _schedule(T, self.Lq, self.n_s_used, self.acc_window, self.feedback != "none",
+                                                             self.eps, self.w, self.strict)
+        self._run, self._run_last = tuple(a.copy() for a in run), tuple(a.copy() for a in last)   # a run's pattern, a cut last run's
+        self._open_books(span)
+        if self.feedback == "capp": self.l, self.u = _bounds(self.eps_report, self.sign, self.shrink)
+        self._D = np.zeros(self._N)
+        ring = self.feedback != "none" and self.acc_window is not None
+        self._dev = np.zeros((self._N, self.acc_window if ring else 0))   # the last acc_window deviations, report k in column k % acc_window
+        self._kb = np.zeros(2, np.int64)                            # reports made, index of the first report of the current run
+        self._zrun = np.zeros((self._N, self.Lq))                   # the current run's values ([0, 1] units), position t - run start
+        if self._T is not None:                                     # diagnostics of a batch run
+            self._slots, self._Dtrace = slots.copy(), np.zeros((self._N, self._T))   # D after each step (0 where nothing is reported)
+
+    def _periodic_T(self) -> int:
+        "Online: as many whole runs as put every window of w + reach slots (w: the paper's accounting) in every phase of a run."
+        span = self.w + (self.reach() if self.strict else 0)
+        return self.Lq * (-(-span // self.Lq) + 1)
+
+# %% ../nbs/12_capp.ipynb #1f2c8782
+class _PPSteps:
+    "The steps of a report-per-slot method: the compiled step's parameters, its noise drawn first, the call, and the books of a batch run after it (or of an online report before its draw)."
+    def _prepare(self):
+        "The kernel's map into the randomizer's domain (mode, input range, CAPP's [l, u]) and the randomizer's parameters at eps_report."
+        if self.feedback != "capp": self._map = (_CLIP, *((0.0, 1.0) if self.base == "SW" else (-1.0, 1.0)), 0.0, 1.0)
+        elif self.variant == "alg2": self._map = (_CAPP_ALG2, self.l, self.u, self.l, self.u)
+        else: self._map = (_CAPP_AUTHORS, min(self.l, 0.0), max(self.u, 1.0), self.l, self.u)   # the authors' code: normalise over [min(l,0), max(u,1)]
+        self._kind, self._rpar = RANDOMIZERS.index(self.base), _randomizer_params(self.base, self.eps_report)
+
+    def _perturb(self, v):
+        "One report per user of base-unit inputs v (already fed back), drawn in Python: the clip and CAPP's [l, u] map (compiled, the kernel's), `randomize`, the map back. Only a run that draws through the port calls it; the kernel draws the same reports itself."
+        mode, lo, hi, l, u = self._map
+        y = randomize(self.base, _inputs(np.asarray(v, float), mode, lo, hi), self.eps_report, self._rng)
+        return _outputs(np.asarray(y, float), mode, l, u)
+
+    def _draws_in_python(self) -> bool:
+        "Also through the port: a subclass's own report method (the broken variants) or one set on the instance (a check's replay)."
+        return super()._draws_in_python() or type(self)._perturb is not PPMechanism._perturb or "_perturb" in vars(self)
+
+    def _reports_in(self, t0: int, n: int) -> int:
+        "How many reports slots t0..t0 + n - 1 make (the schedule: a batch stream's report slots, or online the run's pattern)."
+        if self._T is not None: return int(np.searchsorted(self._slots, t0 + n) - np.searchsorted(self._slots, t0))
+        return int(sum(self._run[0][t % self.Lq] for t in range(t0, t0 + n)))
+
+    def _steps(self, Z):
+        "The steps of the columns of Z (values in [0, 1] of the next slots) in one call of the compiled step, their noise drawn first in one call (an online report booked before it, refused if over); a batch run's reports booked after; returns (means, reported) per step."
+        t0, n, batch, N = self._t, Z.shape[1], self._T is not None, self._N
+        K, py = self._reports_in(t0, n), self._draws_in_python()
+        if not batch and K: self.books.spend_ranges(t0, self.eps_report, 0, N)    # online (one slot a step): before its draw
+        noise = _NO_ROWS if py or not K else draw_noise(self._kind, self._rng, K, N, self._rpar[0])
+        means, reported = np.empty(n), np.zeros(n, bool)
+        rows = (self._raw, self._Dtrace) if batch else (_NO_ROWS, _NO_ROWS)
+        args = (self._zrun, self._D, self._dev, self._kb, *rows, means, reported, *self._run, *self._run_last,
+                self.Lq, self._kind, self.feedback != "none", *self._map, *self._rpar, self._lo, self._hi)
+        if py:                                                               # the reports drawn in Python, through the port
+            with ReportPort(self, online=False) as pid: pp_steps(Z, t0, self._T or 0, noise, pid, True, *args)
+        else: pp_steps(Z, t0, self._T or 0, noise, NO_PORT, False, *args)
+        self._t = t0 + n
+        if batch:
+            self._published[t0:t0 + n] = reported
+            if K: self.books.spend_ranges(t0 + np.flatnonzero(reported), self.eps_report, 0, N)
+        t = t0 + n - 1; b0 = t - t % self.Lq                                   # the last step's report segment
+        seg = (self._run_last if batch and b0 + self.Lq > self._T else self._run)[1]
+        self.last_info = dict(t=t, reported=bool(reported[-1]), segment=(int(b0 + seg[t - b0]), t) if reported[-1] else None)
+        return means, reported
+
+    def _extra_info(self) -> dict:
+        out = dict(D=self._Dtrace, eps_report=self.eps_report, report_slots=self._slots, ledger_window=int(self.books.w[0]))
+        if self.sampling: out["n_s"] = self.n_s_used
+        if self.feedback == "capp": out["bounds"] = (self.l, self.u)
+        return out
+
+# %% ../nbs/12_capp.ipynb #e0aa4e5a
 @param_docs(CAPP_PARAMS)
-class PPMechanism(NumericLDPMechanism):
+class PPMechanism(_PPSchedule, _PPSteps, NumericLDPMechanism):
     "SW-direct, IPP, APP, CAPP and their sampling (PP-S) and randomizer variants: one report per slot (or per segment), fed back through D."
     base, feedback, acc_default, sampling = "SW", "none", None, False
     derivation = STRICT_DERIVATION
@@ -648,15 +762,7 @@ class PPMechanism(NumericLDPMechanism):
         if self.feedback == "none" and self.acc_window is not None: raise _bad("acc_window", acc_window, f"None: {self.name} has no feedback")
         self.n_s = None if n_s is None else check_int(n_s, "n_s", minimum=1)
         if self.n_s is not None and not self.sampling: raise _bad("n_s", n_s, f"None: {self.name} does not sample")
-        if variant not in CAPP_VARIANTS: raise _bad("variant", variant, f"one of {CAPP_VARIANTS}")
-        if sign not in CAPP_SIGNS: raise _bad("sign", sign, f"one of {CAPP_SIGNS}")
-        if shrink is not None:
-            top = 0.5 if variant == "authors_code" else math.nextafter(0.5, 0)
-            if isinstance(shrink, bool) or not isinstance(shrink, numbers.Real) or not -1e6 < shrink <= top:
-                raise _bad("shrink", shrink, "a real number < 0.5 (<= 0.5 with variant='authors_code'), so that l < u")
-        if self.feedback != "capp" and (variant, sign, shrink) != ("alg2", "corrected", None):
-            raise _bad("variant/sign/shrink", (variant, sign, shrink), f"the defaults: {self.name} does not clip to [l, u]")
-        self.variant, self.sign, self.shrink = variant, sign, None if shrink is None else float(shrink)
+        self.variant, self.sign, self.shrink = variant, sign, _check_clip(self.name, self.feedback, variant, sign, shrink)
 
     @property
     def params(self) -> dict:
@@ -665,91 +771,6 @@ class PPMechanism(NumericLDPMechanism):
         if self.sampling: p["n_s"] = self.n_s
         if self.feedback == "capp": p |= {"variant": self.variant, "sign": self.sign, "shrink": self.shrink}
         return p
-
-    def reach(self) -> int:
-        "The most slots before its own that a report reads in a run of Lq slots: its segment, and through D the segments of earlier reports."
-        n_s = (self.n_s or choose_ns(self.eps, self.w, self.Lq)) if self.sampling else None
-        slots, reads = report_schedule(self.Lq, self.Lq, n_s, self.acc_window, self.feedback != "none")
-        return int((slots - reads).max())
-
-    def unproven(self) -> str:
-        "Why the configuration is not covered: the paper's accounting (strict=False) where a report reads past data; '' otherwise."
-        if self.strict or (A := self.reach()) == 0: return ""
-        return (f"strict=False books the paper's eps/w per report over windows of w (Theorems 3, 4 and 6), but a report of {self.name} "
-                f"reads data up to {A} slots before its own (through the fed-back deviations D or its segment), so a change in w "
-                f"consecutive slots reaches the reports of up to w + {A} slots (12_capp, erratum 'the w-event proofs ignore the "
-                f"feedback path'); strict=True books them")
-
-    def _setup(self):
-        self.n_s_used = (self.n_s or choose_ns(self.eps, self.w, self.Lq)) if self.sampling else None
-        T = self._T or self._periodic_T()
-        slots, self.eps_report, span, run, last = _schedule(T, self.Lq, self.n_s_used, self.acc_window, self.feedback != "none",
-                                                             self.eps, self.w, self.strict)
-        self._run, self._run_last = tuple(a.copy() for a in run), tuple(a.copy() for a in last)   # a run's pattern, a cut last run's
-        self._open_books(span)
-        if self.feedback == "capp": self.l, self.u = _bounds(self.eps_report, self.sign, self.shrink)
-        self._D = np.zeros(self._N)
-        ring = self.feedback != "none" and self.acc_window is not None
-        self._dev = np.zeros((self._N, self.acc_window if ring else 0))   # the last acc_window deviations, report k in column k % acc_window
-        self._kb = np.zeros(2, np.int64)                            # reports made, index of the first report of the current run
-        self._zrun = np.zeros((self._N, self.Lq))                   # the current run's values ([0, 1] units), position t - run start
-        if self._T is not None:                                     # diagnostics of a batch run
-            self._slots, self._Dtrace = slots.copy(), np.zeros((self._N, self._T))   # D after each step (0 where nothing is reported)
-
-    def _periodic_T(self) -> int:
-        "Online: as many whole runs as put every window of w + reach slots (w: the paper's accounting) in every phase of a run."
-        span = self.w + (self.reach() if self.strict else 0)
-        return self.Lq * (-(-span // self.Lq) + 1)
-
-    def _prepare(self):
-        "The kernel's map into the randomizer's domain (mode, input range, CAPP's [l, u]) and the randomizer's parameters at eps_report."
-        if self.feedback != "capp": self._map = (_CLIP, *((0.0, 1.0) if self.base == "SW" else (-1.0, 1.0)), 0.0, 1.0)
-        elif self.variant == "alg2": self._map = (_CAPP_ALG2, self.l, self.u, self.l, self.u)
-        else: self._map = (_CAPP_AUTHORS, min(self.l, 0.0), max(self.u, 1.0), self.l, self.u)   # the authors' code: normalise over [min(l,0), max(u,1)]
-        self._kind, self._rpar = RANDOMIZERS.index(self.base), _randomizer_params(self.base, self.eps_report)
-
-    def _perturb(self, v):
-        "One report per user of base-unit inputs v (already fed back), drawn in Python: the clip and CAPP's [l, u] map (compiled, the kernel's), `randomize`, the map back. Only a run that draws through the port calls it; the kernel draws the same reports itself."
-        mode, lo, hi, l, u = self._map
-        y = randomize(self.base, _inputs(np.asarray(v, float), mode, lo, hi), self.eps_report, self._rng)
-        return _outputs(np.asarray(y, float), mode, l, u)
-
-    def _draws_in_python(self) -> bool:
-        "Also through the port: a subclass's own report method (the broken variants) or one set on the instance (a check's replay)."
-        return super()._draws_in_python() or type(self)._perturb is not PPMechanism._perturb or "_perturb" in vars(self)
-
-    def _reports_in(self, t0: int, n: int) -> int:
-        "How many reports slots t0..t0 + n - 1 make (the schedule: a batch stream's report slots, or online the run's pattern)."
-        if self._T is not None: return int(np.searchsorted(self._slots, t0 + n) - np.searchsorted(self._slots, t0))
-        return int(sum(self._run[0][t % self.Lq] for t in range(t0, t0 + n)))
-
-    def _steps(self, Z):
-        "The steps of the columns of Z (values in [0, 1] of the next slots) in one call of the compiled step, their noise drawn first in one call (an online report booked before it, refused if over); a batch run's reports booked after; returns (means, reported) per step."
-        t0, n, batch, N = self._t, Z.shape[1], self._T is not None, self._N
-        K, py = self._reports_in(t0, n), self._draws_in_python()
-        if not batch and K: self.books.spend_ranges(t0, self.eps_report, 0, N)    # online (one slot a step): before its draw
-        noise = _NO_ROWS if py or not K else draw_noise(self._kind, self._rng, K, N, self._rpar[0])
-        means, reported = np.empty(n), np.zeros(n, bool)
-        rows = (self._raw, self._Dtrace) if batch else (_NO_ROWS, _NO_ROWS)
-        args = (self._zrun, self._D, self._dev, self._kb, *rows, means, reported, *self._run, *self._run_last,
-                self.Lq, self._kind, self.feedback != "none", *self._map, *self._rpar, self._lo, self._hi)
-        if py:                                                               # the reports drawn in Python, through the port
-            with ReportPort(self, online=False) as pid: pp_steps(Z, t0, self._T or 0, noise, pid, True, *args)
-        else: pp_steps(Z, t0, self._T or 0, noise, NO_PORT, False, *args)
-        self._t = t0 + n
-        if batch:
-            self._published[t0:t0 + n] = reported
-            if K: self.books.spend_ranges(t0 + np.flatnonzero(reported), self.eps_report, 0, N)
-        t = t0 + n - 1; b0 = t - t % self.Lq                                   # the last step's report segment
-        seg = (self._run_last if batch and b0 + self.Lq > self._T else self._run)[1]
-        self.last_info = dict(t=t, reported=bool(reported[-1]), segment=(int(b0 + seg[t - b0]), t) if reported[-1] else None)
-        return means, reported
-
-    def _extra_info(self) -> dict:
-        out = dict(D=self._Dtrace, eps_report=self.eps_report, report_slots=self._slots, ledger_window=int(self.books.w[0]))
-        if self.sampling: out["n_s"] = self.n_s_used
-        if self.feedback == "capp": out["bounds"] = (self.l, self.u)
-        return out
 
 # %% ../nbs/12_capp.ipynb #525fbee9
 @register
@@ -967,6 +988,7 @@ class QueryPopulation(NumericPopulation):
     n_users: int = 1
     n_queries: int = 1
 
+# %% ../nbs/12_capp.ipynb #53af88a2
 def query_population(stream, Lq, n_queries, rng=None, repeat: int = 1) -> QueryPopulation:
     "The paper's protocol (Sec. VI-A): `n_queries` random subsequences of length Lq (shared by all users and methods), each a fresh run."
     if not isinstance(stream, NumericPopulation): raise TypeError(f"stream must be a NumericPopulation, got {type(stream).__name__}")
@@ -975,34 +997,3 @@ def query_population(stream, Lq, n_queries, rng=None, repeat: int = 1) -> QueryP
     starts = np.sort(as_rng(rng).integers(0, stream.T - Lq + 1, n_queries))
     v = np.concatenate([stream.values[:, a:a + Lq] for a in starts])
     return QueryPopulation(np.tile(v, (repeat, 1)), stream.lo, stream.hi, stream.name, stream.N, n_queries)
-
-def user_values(stream) -> np.ndarray:
-    "The truth the CAPP metrics compare with: every user's values (N x T)."
-    return stream.values
-
-def _rows_cos(est, x):
-    ne, nx = np.linalg.norm(est, axis=1), np.linalg.norm(x, axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return float(np.nanmean(1 - np.where((ne > 0) & (nx > 0), (est * x).sum(1) / (ne * nx), np.nan)))
-
-def mse_of_mean(est, true, release=None) -> float:
-    "MSE of the subsequence mean from the raw (unsmoothed) reports, averaged over rows (Sec. VI-A)."
-    return float(np.mean((release.info["raw"].mean(1) - np.asarray(true).mean(1)) ** 2))
-
-def cos_published(est, true, release=None) -> float:
-    "Cosine distance of each row's published stream (smoothed or not, as the method publishes) to the truth."
-    return _rows_cos(release.info["raw"] if release.params.get("smooth") is None else release.info["smoothed"], np.asarray(true))
-
-def cos_smoothed(est, true, release=None) -> float:
-    "Cosine distance after the centred SMA for every method (the control in which all methods are smoothed)."
-    return _rows_cos(release.info["smoothed"], np.asarray(true))
-
-def cos_raw(est, true, release=None) -> float:
-    "Cosine distance of the raw reports (no smoothing for any method)."
-    return _rows_cos(release.info["raw"], np.asarray(true))
-
-def w1_user_means(est, true, release=None, n_users: int = 1) -> float:
-    "Fig. 8: W1 between the estimated and the true per-user subsequence means, per query interval (blocks of n_users rows), averaged."
-    from scipy.stats import wasserstein_distance
-    m_est, m_true = release.info["raw"].mean(1).reshape(-1, n_users), np.asarray(true).mean(1).reshape(-1, n_users)
-    return float(np.mean([wasserstein_distance(a, b) for a, b in zip(m_est, m_true)]))
