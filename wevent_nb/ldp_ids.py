@@ -20,13 +20,9 @@ from .primitives import get_fo, fo_mean_variance, fo_mean_variance_float, fo_pro
 from .engine import PORTS, NO_PORT, pairwise_sum
 
 # %% auto #0
-__all__ = ['LDP_IDS_FOS', 'LDP_IDS_MODES', 'SPARSE_POOL', 'LARGE_SAMPLE', 'CANDIDATE_OVERDRAW', 'CANDIDATE_SLACK',
-           'NUMPY_SAMPLERS', 'BINOMIAL_STATE_WORDS', 'GRR_KIND', 'OUE_KIND', 'LOG_PER_STEP',
-           'AGGREGATE_SIMULATION_ONLY', 'TABLE2', 'TABLE2_TOL', 'V', 'dissimilarity', 'mv_hypergeometric',
-           'sample_available', 'IdRanges', 'bitgen_address', 'fo_row_estimate', 'draw_counts', 'LDPIDSMechanism', 'LBU',
-           'LSP', 'LBD', 'LBA', 'LPU', 'LPD', 'LPA', 'forced_decisions', 'mse_lbu', 'mse_lpu', 'mse_lsp',
-           'mse_window_sum', 'cfpu_theory', 'mre_metric', 'cfpu_metric', 'cfpu_fullwin_metric', 'event_series',
-           'auc_metric']
+__all__ = ['LDP_IDS_FOS', 'LDP_IDS_MODES', 'V', 'dissimilarity', 'IdRanges', 'LDPIDSMechanism', 'LBU', 'LSP', 'LBD', 'LBA', 'LPU',
+           'LPD', 'LPA', 'forced_decisions', 'mse_lbu', 'mse_lpu', 'mse_lsp', 'mse_window_sum', 'cfpu_theory',
+           'mre_metric', 'cfpu_metric', 'cfpu_fullwin_metric', 'event_series', 'auc_metric']
 
 # %% ../nbs/10_ldp_ids.ipynb #30f57f28
 LDP_IDS_FOS = ("grr", "oue", "adaptive")
@@ -886,10 +882,11 @@ class _LDPIDSStepwise(_CompiledState, _StepInput, _InfoRows, _LDPIDSBooks):
         self._sim = None
         return Release(self._out.est, info["decision"] == "publish", ledger, self.name, self.params, info)
 
-# %% ../nbs/10_ldp_ids.ipynb #aca77f24
+# %% ../nbs/10_ldp_ids.ipynb #d04e0a0e
 AGGREGATE_SIMULATION_ONLY = ("simulation only: aggregate mode re-draws each timestamp's reporters from its counts, the per-user law only "
                              "for users whose values are a uniformly random assignment of the counts; not a release of real data")
 
+# %% ../nbs/10_ldp_ids.ipynb #aca77f24
 class LDPIDSMechanism(_LDPIDSStepwise):
     "Base of the seven LDP-IDS methods: validated (eps, w, fo, mode, u_min); start/step/finish (T=None: online), and run(stream, rng) -> Release."
     online = True
@@ -924,7 +921,7 @@ class LDPIDSMechanism(_LDPIDSStepwise):
                 f"timestamp's reporters from the counts, so a user who differs at every timestamp can be reported at several timestamps "
                 f"of a window and lose more than eps (10_ldp_ids, \"Aggregate mode is a simulation device\"); give the N users' own values (per-user mode)")
 
-# %% ../nbs/10_ldp_ids.ipynb #f70d2d93
+# %% ../nbs/10_ldp_ids.ipynb #c67e0468
 @njit(cache=True, inline="always")
 def _lbu_step(c, pid, bg, o, b, t, ti, x):
     "LBU at t: all users report with eps/w (charged first)."
@@ -939,6 +936,7 @@ def _lsp_step(c, pid, bg, o, b, t, ti, x):
     _copy(b.prev, _everyone(c, pid, bg, b, t, x, c.eps, c.kind, c.pp, c.qq))
     o.dec[ti], o.eps2[ti], o.n2[ti], o.nrep[ti] = PUBLISH, c.eps, c.N, c.N
 
+# %% ../nbs/10_ldp_ids.ipynb #f70d2d93
 @register
 class LBU(LDPIDSMechanism):
     "LDP Budget Uniform (Sec. 5.2.1): all users report with eps/w at every timestamp."
@@ -989,7 +987,7 @@ def _publish_all(c, pid, bg, o, b, t, ti, x, e2, kind, pp, qq):
     o.dec[ti], o.eps2[ti] = PUBLISH, e2
     o.nrep[ti] += c.N
 
-# %% ../nbs/10_ldp_ids.ipynb #6c9ed1d9
+# %% ../nbs/10_ldp_ids.ipynb #c642a2e4
 @njit(cache=True, inline="always")
 def _lbd_step(c, pid, bg, o, b, t, ti, x):
     "LBD at t: dis; half the publication budget the last w-1 timestamps left (Alg. 1 line 7); publish if dis > err."
@@ -1019,6 +1017,7 @@ def _lba_step(c, s, pid, bg, o, b, t, ti, x):
         o.units[ti] = k
         s[S_L], s[S_KL] = t1, k
 
+# %% ../nbs/10_ldp_ids.ipynb #6c9ed1d9
 @register
 class LBD(_BudgetAdaptive):
     "LDP Budget Distribution (Algorithm 1): publications get half the remaining publication budget of the window."
@@ -1044,7 +1043,7 @@ class LBA(_BudgetAdaptive):
         self._units = (np.array([f[0] for f in fos], np.int64), np.array([f[1] for f in fos]), np.array([f[2] for f in fos]))
         self._row0["units"] = 0
 
-# %% ../nbs/10_ldp_ids.ipynb #73d0be6e
+# %% ../nbs/10_ldp_ids.ipynb #58d86ada
 @njit(cache=True, inline="always")
 def _lpu_step(c, pid, bg, o, b, t, ti):
     "LPU at t: group t mod w (fixed at the start) reports with eps, booked first."
@@ -1055,6 +1054,7 @@ def _lpu_step(c, pid, bg, o, b, t, ti):
     _copy(b.prev, _group_estimate(c, pid, bg, b, t, U2, k))
     o.dec[ti], o.n2[ti], o.nrep[ti] = PUBLISH, k, k
 
+# %% ../nbs/10_ldp_ids.ipynb #73d0be6e
 @register
 class LPU(LDPIDSMechanism):
     "LDP Population Uniform (Sec. 6.1): w fixed random groups report in turn with the full eps."
@@ -1085,7 +1085,7 @@ class LPU(LDPIDSMechanism):
         self._info["U1"], self._info["U2"] = [None] * T, [g[t % self.w] for t in range(T)]
         return self._led
 
-# %% ../nbs/10_ldp_ids.ipynb #75d330da
+# %% ../nbs/10_ldp_ids.ipynb #efa2df78
 @njit(cache=True, inline="always")
 def _population_step(c, s, pid, bg, p, o, b, t, ti, r):
     "LPD or LPA at t: n1 fresh users report with eps (booked first); dis; the method's publication size; publish if dis > err; recycle."
@@ -1108,6 +1108,7 @@ def _population_step(c, s, pid, bg, p, o, b, t, ti, r):
     b.n2ring[t % c.w] = o.n2[ti]
     _give_back(c, s, pid, p, _returning(c, pid, t))
 
+# %% ../nbs/10_ldp_ids.ipynb #75d330da
 class _PopulationAdaptive(LDPIDSMechanism):
     population_division, uses_pool = True, True
     def min_users(self):
@@ -1159,7 +1160,7 @@ class _PopulationAdaptive(LDPIDSMechanism):
         self._add_info(info)
         return self._led
 
-# %% ../nbs/10_ldp_ids.ipynb #d1adc7cd
+# %% ../nbs/10_ldp_ids.ipynb #42e58fc1
 @njit(cache=True, inline="always")
 def _lpd_size(c, s, b, t):
     "LPD's publication users at t: half those the last w-1 timestamps left, 0 below u_min (the window sum kept up to date step by step)."
@@ -1177,6 +1178,7 @@ def _lpa_size(c, s, t):
     s[S_K] = k
     return c.n1 * k
 
+# %% ../nbs/10_ldp_ids.ipynb #d1adc7cd
 @register
 class LPD(_PopulationAdaptive):
     "LDP Population Distribution (Algorithm 3): publications get half the remaining publication users of the window."
