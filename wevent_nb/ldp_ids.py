@@ -8,6 +8,7 @@ Docs: https://wevent-nb.github.io/wevent_nb/ldp_ids.html.md"""
 from __future__ import annotations
 import math, itertools, ctypes, sys
 from collections import namedtuple
+from typing import NamedTuple
 import numpy as np
 import numpy.random._generator
 from llvmlite import binding as llvm_binding
@@ -284,10 +285,32 @@ PY_SUM_COMPENSATED = sum([1.0, 1e100, 1.0, -1e100]) == 2.0           # Python >=
 
 # (constants a compiled function takes as an argument are numpy integers: numba compiles the callee once for them,
 #  but once per value for a Python int constant)
-_Cfg = namedtuple("_Cfg", "method d N w batch ring flags fo_code kind pp qq eps e_main e1 V1 n1 half u_min compensated")
 _Out = namedtuple("_Out", "est dec dis err nrep eps2 n2 units charged")
 _Pool = namedtuple("_Pool", "stk_lo stk_hi log_t log_lo log_hi seg0 segn segt")
 _Tabs = namedtuple("_Tabs", "prev left uniform bt e2ring n2ring ukind up uq Vk gb")
+
+# %% ../nbs/10_ldp_ids.ipynb #a913cfb1
+class _Cfg(NamedTuple):
+    "One run's parameters for the compiled step: the method, the sizes, what goes through the port, the main oracle and the budgets."
+    method: int          # M_LBU ... M_LPA: the method's step
+    d: int               # values of the domain
+    N: int               # users
+    w: int               # the window
+    batch: bool          # a batch run (T known: row t of the release); online: one row
+    ring: int            # the pool's segment slots (batch: T; online: w + 1)
+    flags: int           # PER_USER | ONLINE | OWN_DECIDE | OWN_REMAINING | OWN_RETURNING: what goes through the port
+    fo_code: int         # the oracle, LDP_IDS_FOS by index
+    kind: int            # the main budget's oracle: GRR_KIND or OUE_KIND
+    pp: float            # ... its p
+    qq: float            # ... its q
+    eps: float           # each user's budget over a window
+    e_main: float        # the main reports' budget (LBU eps/w, LBD and LBA eps/(2w), the others eps)
+    e1: float            # budget division: the dissimilarity's budget eps/(2w)
+    V1: float            # the dissimilarity's V: V(e1, N), or V(eps, n1) for population division
+    n1: int              # population division: the dissimilarity users floor(N/(2w))
+    half: int            # floor(N/2): LPD's publication users per window
+    u_min: int           # LPD's fewest publication users
+    compensated: bool    # PY_SUM_COMPENSATED: LBD's window sum as the running Python adds floats
 
 # %% ../nbs/10_ldp_ids.ipynb #07e35ce5
 @njit(cache=True)
@@ -743,8 +766,9 @@ class _CompiledState:
         flags = (PER_USER if sim.mode == "per_user" else 0) | (ONLINE if T is None else 0) | self._own_rules()
         fo_code = LDP_IDS_FOS.index(self.fo)
         kind, p, q = _fo_params(fo_code, self._e_main, sim.d)
-        return _Cfg(self.code, sim.d, sim.N, self.w, T is not None, len(self._pool.segt), flags, fo_code, kind, p, q,
-                    self.eps, self._e_main, self._e1, self._V1, self._n1, sim.N // 2, self.u_min, PY_SUM_COMPENSATED)
+        return _Cfg(method=self.code, d=sim.d, N=sim.N, w=self.w, batch=T is not None, ring=len(self._pool.segt), flags=flags,
+                    fo_code=fo_code, kind=kind, pp=p, qq=q, eps=self.eps, e_main=self._e_main, e1=self._e1, V1=self._V1,
+                    n1=self._n1, half=sim.N // 2, u_min=self.u_min, compensated=PY_SUM_COMPENSATED)
 
     def _steps(self, rows):
         "The compiled step over `rows` (the data of timestamps t, t+1, ...), through a port where the run has one."
