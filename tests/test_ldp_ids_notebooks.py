@@ -42,3 +42,18 @@ def test_notebooks_keep_the_house_sizes():
             for node in ast.walk(ast.parse(body)):
                 if isinstance(node, ast.ClassDef):
                     assert node.end_lineno - node.lineno < 150, f"{path.name}: class {node.name} is {node.end_lineno - node.lineno + 1} lines"
+
+
+# what a user starts from (issue 39, item 4): the methods and their base, the options' values, the analysis and the metrics
+PUBLIC = {"LDP_IDS_FOS", "LDP_IDS_MODES", "V", "dissimilarity", "IdRanges", "LDPIDSMechanism", "LBU", "LSP", "LBD", "LBA", "LPU", "LPD",
+          "LPA", "forced_decisions", "mse_lbu", "mse_lpu", "mse_lsp", "mse_window_sum", "cfpu_theory", "mre_metric", "cfpu_metric",
+          "cfpu_fullwin_metric", "event_series", "auc_metric"}
+# kernels, draw-site constants, kernel helpers and the reproduction's values: internal, still importable by name
+INTERNAL = ("mv_hypergeometric", "sample_available", "SPARSE_POOL", "NUMPY_SAMPLERS", "BINOMIAL_STATE_WORDS", "bitgen_address",
+            "GRR_KIND", "OUE_KIND", "fo_row_estimate", "draw_counts", "LOG_PER_STEP", "AGGREGATE_SIMULATION_ONLY", "TABLE2", "TABLE2_TOL")
+
+
+def test_public_surface_is_what_a_user_starts_from():
+    import wevent_nb.ldp_ids as L
+    assert set(L.__all__) == PUBLIC, (sorted(set(L.__all__) - PUBLIC), sorted(PUBLIC - set(L.__all__)))
+    assert all(hasattr(L, n) for n in INTERNAL) and not set(INTERNAL) & set(L.__all__)

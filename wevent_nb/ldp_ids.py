@@ -8,6 +8,7 @@ Docs: https://wevent-nb.github.io/wevent_nb/ldp_ids.html.md"""
 from __future__ import annotations
 import math, itertools, ctypes, sys
 from collections import namedtuple
+from typing import NamedTuple
 import numpy as np
 import numpy.random._generator
 from llvmlite import binding as llvm_binding
@@ -20,13 +21,9 @@ from .primitives import get_fo, fo_mean_variance, fo_mean_variance_float, fo_pro
 from .engine import PORTS, NO_PORT, pairwise_sum
 
 # %% auto #0
-__all__ = ['LDP_IDS_FOS', 'LDP_IDS_MODES', 'SPARSE_POOL', 'LARGE_SAMPLE', 'CANDIDATE_OVERDRAW', 'CANDIDATE_SLACK',
-           'NUMPY_SAMPLERS', 'BINOMIAL_STATE_WORDS', 'GRR_KIND', 'OUE_KIND', 'LOG_PER_STEP',
-           'AGGREGATE_SIMULATION_ONLY', 'TABLE2', 'TABLE2_TOL', 'V', 'dissimilarity', 'mv_hypergeometric',
-           'sample_available', 'IdRanges', 'bitgen_address', 'fo_row_estimate', 'draw_counts', 'LDPIDSMechanism', 'LBU',
-           'LSP', 'LBD', 'LBA', 'LPU', 'LPD', 'LPA', 'forced_decisions', 'mse_lbu', 'mse_lpu', 'mse_lsp',
-           'mse_window_sum', 'cfpu_theory', 'mre_metric', 'cfpu_metric', 'cfpu_fullwin_metric', 'event_series',
-           'auc_metric']
+__all__ = ['LDP_IDS_FOS', 'LDP_IDS_MODES', 'V', 'dissimilarity', 'IdRanges', 'LDPIDSMechanism', 'LBU', 'LSP', 'LBD', 'LBA', 'LPU',
+           'LPD', 'LPA', 'forced_decisions', 'mse_lbu', 'mse_lpu', 'mse_lsp', 'mse_window_sum', 'cfpu_theory',
+           'mre_metric', 'cfpu_metric', 'cfpu_fullwin_metric', 'event_series', 'auc_metric']
 
 # %% ../nbs/10_ldp_ids.ipynb #30f57f28
 LDP_IDS_FOS = ("grr", "oue", "adaptive")
@@ -288,10 +285,32 @@ PY_SUM_COMPENSATED = sum([1.0, 1e100, 1.0, -1e100]) == 2.0           # Python >=
 
 # (constants a compiled function takes as an argument are numpy integers: numba compiles the callee once for them,
 #  but once per value for a Python int constant)
-_Cfg = namedtuple("_Cfg", "method d N w batch ring flags fo_code kind pp qq eps e_main e1 V1 n1 half u_min compensated")
 _Out = namedtuple("_Out", "est dec dis err nrep eps2 n2 units charged")
 _Pool = namedtuple("_Pool", "stk_lo stk_hi log_t log_lo log_hi seg0 segn segt")
 _Tabs = namedtuple("_Tabs", "prev left uniform bt e2ring n2ring ukind up uq Vk gb")
+
+# %% ../nbs/10_ldp_ids.ipynb #a913cfb1
+class _Cfg(NamedTuple):
+    "One run's parameters for the compiled step: the method, the sizes, what goes through the port, the main oracle and the budgets."
+    method: int          # M_LBU ... M_LPA: the method's step
+    d: int               # values of the domain
+    N: int               # users
+    w: int               # the window
+    batch: bool          # a batch run (T known: row t of the release); online: one row
+    ring: int            # the pool's segment slots (batch: T; online: w + 1)
+    flags: int           # PER_USER | ONLINE | OWN_DECIDE | OWN_REMAINING | OWN_RETURNING: what goes through the port
+    fo_code: int         # the oracle, LDP_IDS_FOS by index
+    kind: int            # the main budget's oracle: GRR_KIND or OUE_KIND
+    pp: float            # ... its p
+    qq: float            # ... its q
+    eps: float           # each user's budget over a window
+    e_main: float        # the main reports' budget (LBU eps/w, LBD and LBA eps/(2w), the others eps)
+    e1: float            # budget division: the dissimilarity's budget eps/(2w)
+    V1: float            # the dissimilarity's V: V(e1, N), or V(eps, n1) for population division
+    n1: int              # population division: the dissimilarity users floor(N/(2w))
+    half: int            # floor(N/2): LPD's publication users per window
+    u_min: int           # LPD's fewest publication users
+    compensated: bool    # PY_SUM_COMPENSATED: LBD's window sum as the running Python adds floats
 
 # %% ../nbs/10_ldp_ids.ipynb #07e35ce5
 @njit(cache=True)
@@ -747,8 +766,9 @@ class _CompiledState:
         flags = (PER_USER if sim.mode == "per_user" else 0) | (ONLINE if T is None else 0) | self._own_rules()
         fo_code = LDP_IDS_FOS.index(self.fo)
         kind, p, q = _fo_params(fo_code, self._e_main, sim.d)
-        return _Cfg(self.code, sim.d, sim.N, self.w, T is not None, len(self._pool.segt), flags, fo_code, kind, p, q,
-                    self.eps, self._e_main, self._e1, self._V1, self._n1, sim.N // 2, self.u_min, PY_SUM_COMPENSATED)
+        return _Cfg(method=self.code, d=sim.d, N=sim.N, w=self.w, batch=T is not None, ring=len(self._pool.segt), flags=flags,
+                    fo_code=fo_code, kind=kind, pp=p, qq=q, eps=self.eps, e_main=self._e_main, e1=self._e1, V1=self._V1,
+                    n1=self._n1, half=sim.N // 2, u_min=self.u_min, compensated=PY_SUM_COMPENSATED)
 
     def _steps(self, rows):
         "The compiled step over `rows` (the data of timestamps t, t+1, ...), through a port where the run has one."
@@ -886,10 +906,11 @@ class _LDPIDSStepwise(_CompiledState, _StepInput, _InfoRows, _LDPIDSBooks):
         self._sim = None
         return Release(self._out.est, info["decision"] == "publish", ledger, self.name, self.params, info)
 
-# %% ../nbs/10_ldp_ids.ipynb #aca77f24
+# %% ../nbs/10_ldp_ids.ipynb #d04e0a0e
 AGGREGATE_SIMULATION_ONLY = ("simulation only: aggregate mode re-draws each timestamp's reporters from its counts, the per-user law only "
                              "for users whose values are a uniformly random assignment of the counts; not a release of real data")
 
+# %% ../nbs/10_ldp_ids.ipynb #aca77f24
 class LDPIDSMechanism(_LDPIDSStepwise):
     "Base of the seven LDP-IDS methods: validated (eps, w, fo, mode, u_min); start/step/finish (T=None: online), and run(stream, rng) -> Release."
     online = True
@@ -924,7 +945,7 @@ class LDPIDSMechanism(_LDPIDSStepwise):
                 f"timestamp's reporters from the counts, so a user who differs at every timestamp can be reported at several timestamps "
                 f"of a window and lose more than eps (10_ldp_ids, \"Aggregate mode is a simulation device\"); give the N users' own values (per-user mode)")
 
-# %% ../nbs/10_ldp_ids.ipynb #f70d2d93
+# %% ../nbs/10_ldp_ids.ipynb #c67e0468
 @njit(cache=True, inline="always")
 def _lbu_step(c, pid, bg, o, b, t, ti, x):
     "LBU at t: all users report with eps/w (charged first)."
@@ -939,6 +960,7 @@ def _lsp_step(c, pid, bg, o, b, t, ti, x):
     _copy(b.prev, _everyone(c, pid, bg, b, t, x, c.eps, c.kind, c.pp, c.qq))
     o.dec[ti], o.eps2[ti], o.n2[ti], o.nrep[ti] = PUBLISH, c.eps, c.N, c.N
 
+# %% ../nbs/10_ldp_ids.ipynb #f70d2d93
 @register
 class LBU(LDPIDSMechanism):
     "LDP Budget Uniform (Sec. 5.2.1): all users report with eps/w at every timestamp."
@@ -989,7 +1011,7 @@ def _publish_all(c, pid, bg, o, b, t, ti, x, e2, kind, pp, qq):
     o.dec[ti], o.eps2[ti] = PUBLISH, e2
     o.nrep[ti] += c.N
 
-# %% ../nbs/10_ldp_ids.ipynb #6c9ed1d9
+# %% ../nbs/10_ldp_ids.ipynb #c642a2e4
 @njit(cache=True, inline="always")
 def _lbd_step(c, pid, bg, o, b, t, ti, x):
     "LBD at t: dis; half the publication budget the last w-1 timestamps left (Alg. 1 line 7); publish if dis > err."
@@ -1019,6 +1041,7 @@ def _lba_step(c, s, pid, bg, o, b, t, ti, x):
         o.units[ti] = k
         s[S_L], s[S_KL] = t1, k
 
+# %% ../nbs/10_ldp_ids.ipynb #6c9ed1d9
 @register
 class LBD(_BudgetAdaptive):
     "LDP Budget Distribution (Algorithm 1): publications get half the remaining publication budget of the window."
@@ -1044,7 +1067,7 @@ class LBA(_BudgetAdaptive):
         self._units = (np.array([f[0] for f in fos], np.int64), np.array([f[1] for f in fos]), np.array([f[2] for f in fos]))
         self._row0["units"] = 0
 
-# %% ../nbs/10_ldp_ids.ipynb #73d0be6e
+# %% ../nbs/10_ldp_ids.ipynb #58d86ada
 @njit(cache=True, inline="always")
 def _lpu_step(c, pid, bg, o, b, t, ti):
     "LPU at t: group t mod w (fixed at the start) reports with eps, booked first."
@@ -1055,6 +1078,7 @@ def _lpu_step(c, pid, bg, o, b, t, ti):
     _copy(b.prev, _group_estimate(c, pid, bg, b, t, U2, k))
     o.dec[ti], o.n2[ti], o.nrep[ti] = PUBLISH, k, k
 
+# %% ../nbs/10_ldp_ids.ipynb #73d0be6e
 @register
 class LPU(LDPIDSMechanism):
     "LDP Population Uniform (Sec. 6.1): w fixed random groups report in turn with the full eps."
@@ -1085,7 +1109,7 @@ class LPU(LDPIDSMechanism):
         self._info["U1"], self._info["U2"] = [None] * T, [g[t % self.w] for t in range(T)]
         return self._led
 
-# %% ../nbs/10_ldp_ids.ipynb #75d330da
+# %% ../nbs/10_ldp_ids.ipynb #efa2df78
 @njit(cache=True, inline="always")
 def _population_step(c, s, pid, bg, p, o, b, t, ti, r):
     "LPD or LPA at t: n1 fresh users report with eps (booked first); dis; the method's publication size; publish if dis > err; recycle."
@@ -1108,6 +1132,7 @@ def _population_step(c, s, pid, bg, p, o, b, t, ti, r):
     b.n2ring[t % c.w] = o.n2[ti]
     _give_back(c, s, pid, p, _returning(c, pid, t))
 
+# %% ../nbs/10_ldp_ids.ipynb #75d330da
 class _PopulationAdaptive(LDPIDSMechanism):
     population_division, uses_pool = True, True
     def min_users(self):
@@ -1159,7 +1184,7 @@ class _PopulationAdaptive(LDPIDSMechanism):
         self._add_info(info)
         return self._led
 
-# %% ../nbs/10_ldp_ids.ipynb #d1adc7cd
+# %% ../nbs/10_ldp_ids.ipynb #42e58fc1
 @njit(cache=True, inline="always")
 def _lpd_size(c, s, b, t):
     "LPD's publication users at t: half those the last w-1 timestamps left, 0 below u_min (the window sum kept up to date step by step)."
@@ -1177,6 +1202,7 @@ def _lpa_size(c, s, t):
     s[S_K] = k
     return c.n1 * k
 
+# %% ../nbs/10_ldp_ids.ipynb #d1adc7cd
 @register
 class LPD(_PopulationAdaptive):
     "LDP Population Distribution (Algorithm 3): publications get half the remaining publication users of the window."
