@@ -7,7 +7,7 @@ Docs: https://wevent-nb.github.io/wevent_nb/delay.html.md"""
 # %% ../nbs/14_delay.ipynb #c5d66be6
 from __future__ import annotations
 import math
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 import numpy as np
 from .core import (PUBLIC, SECRET, Mechanism, Release, Ledger, RollingLedger, ScalarStream, HistogramStream, NoiseRecorder, register, as_rng,
                             check_eps, check_positive, check_bool, check_w, check_int, check_fraction, check_in_range, NoiseNotBooked, REL_TOL,
@@ -166,10 +166,29 @@ def _grouping_kernel_draws(draws, sites=GROUPING_SITES):
     if type(draws.rng) is np.random.Generator: return np.zeros(0), np.zeros(1, np.int64), draws.rng, None
     return np.zeros(0), np.zeros(1, np.int64), NO_RNG, Port(draws.rng, sites)
 
+# %% ../nbs/14_delay.ipynb #50fa9143
+class _SVTParams(NamedTuple):
+    "A grouping kernel's parameters, read by name in compiled code: theta, each batch's threshold and query noise scales; per_test: Algorithm 2's fresh threshold at every judgement."
+    theta: float
+    b_thr: np.ndarray
+    b_q: np.ndarray
+    per_test: bool = False
+
+def _svt_params(eps_g, theta, sens, calib, per_test=False) -> _SVTParams:
+    "The grouping SVT's record: noise scales 2 calib sens / eps_g (threshold) and 4 calib sens / eps_g (query) per batch; calib: dev_sens_factor (Algorithm 6) or 2w - 1 (Algorithm 2)."
+    return _SVTParams(float(theta), 2 * calib * sens / eps_g, 4 * calib * sens / eps_g, per_test)
+
+class _ReleaseParams(NamedTuple):
+    "The group release kernel's parameters, read by name: each batch's Laplace scale, noise on group sums (reduce) or on points, the median smoother."
+    scale: np.ndarray
+    reduce: bool
+    median: bool
+
 # %% ../nbs/14_delay.ipynb #6b012fde
 @njit(cache=True)
-def _continuous_grouping(Y, mask, theta, b_thr, b_q, units, nxt, rng, pid):
+def _continuous_grouping(Y, mask, p, units, nxt, rng, pid):
     "Algorithm 6 (see continuous_grouping): position after position, over every batch; at each position the tests (in batch order), then the new groups' thresholds."
+    theta, b_thr, b_q = p.theta, p.b_thr, p.b_q            # the record's fields, by name
     nb, w = Y.shape
     lab = np.full((nb, w), -1, np.int64)
     is_open, gstart, thr = np.zeros(nb, np.bool_), np.zeros(nb, np.int64), np.zeros(nb)
@@ -200,10 +219,10 @@ def continuous_grouping(Y, mask, eps_g, theta, sens, rng, dev_sens_factor=2.0) -
     "Algorithm 6 on every row (batch) of Y: group labels (-1 outside `mask`); one SVT instance (c = 1) per group; one draw per value (its threshold or its test)."
     Y, mask, draws = np.ascontiguousarray(Y, float), np.ascontiguousarray(mask, bool), as_draws(rng)
     sens = np.broadcast_to(np.asarray(sens, float), (Y.shape[0],))
-    b_thr, b_q = 2 * dev_sens_factor * sens / eps_g, 4 * dev_sens_factor * sens / eps_g
+    p = _svt_params(eps_g, theta, sens, dev_sens_factor)
     units, nxt, g, port = _grouping_kernel_draws(draws)
-    if port is None: return _continuous_grouping(Y, mask, float(theta), b_thr, b_q, units, nxt, g, NO_PORT)
-    with port as pid: return _continuous_grouping(Y, mask, float(theta), b_thr, b_q, units, nxt, g, pid)
+    if port is None: return _continuous_grouping(Y, mask, p, units, nxt, g, NO_PORT)
+    with port as pid: return _continuous_grouping(Y, mask, p, units, nxt, g, pid)
 
 # %% ../nbs/14_delay.ipynb #1c469298
 def group_deviations(Y, lab, m) -> np.ndarray:
@@ -217,8 +236,9 @@ def group_deviations(Y, lab, m) -> np.ndarray:
 
 # %% ../nbs/14_delay.ipynb #ebaca382
 @njit(cache=True)
-def _discontinuous_grouping(Y, mask, theta, b_thr, b_q, per_test, units, nxt, rng, pid):
+def _discontinuous_grouping(Y, mask, p, units, nxt, rng, pid):
     "Algorithm 2 (see discontinuous_grouping): position after position, over every batch; at position k the k tests of every batch (in batch order; per_test: each with its threshold), then (per group) a threshold for every batch."
+    theta, b_thr, b_q, per_test = p.theta, p.b_thr, p.b_q, p.per_test   # the record's fields, by name
     nb, n = Y.shape
     lab = np.full((nb, n), -1, np.int64)
     gsum, gcnt, thr = np.zeros((nb, n)), np.zeros((nb, n)), np.zeros((nb, n))
@@ -261,18 +281,18 @@ def discontinuous_grouping(Y, mask, eps_g, theta, sens, w, rng, threshold="per_g
     Y, mask, draws = np.ascontiguousarray(Y, float), np.ascontiguousarray(mask, bool), as_draws(rng)
     sens = np.broadcast_to(np.asarray(sens, float), (Y.shape[0],))
     s = 2 * w - 1                                      # Theorem 1: each judgement gets eps_g / (2w - 1)
-    b_thr, b_q = 2 * s * sens / eps_g, 4 * s * sens / eps_g
+    p = _svt_params(eps_g, theta, sens, s, per_test=threshold == "per_test")
     units, nxt, g, port = _grouping_kernel_draws(draws)
-    per_test = threshold == "per_test"
-    if port is None: return _discontinuous_grouping(Y, mask, float(theta), b_thr, b_q, per_test, units, nxt, g, NO_PORT)
-    with port as pid: return _discontinuous_grouping(Y, mask, float(theta), b_thr, b_q, per_test, units, nxt, g, pid)
+    if port is None: return _discontinuous_grouping(Y, mask, p, units, nxt, g, NO_PORT)
+    with port as pid: return _discontinuous_grouping(Y, mask, p, units, nxt, g, pid)
 
 # %% ../nbs/14_delay.ipynb #1df38134
 def _release_noise(rng, scale, size): return rng.laplace(0.0, scale, size)
 
 @njit(cache=True)
-def _release_groups(Y, labels, scale, reduce, median, units, nxt, rng, pid):
+def _release_groups(Y, labels, p, units, nxt, rng, pid):
     "release_groups batch after batch: each batch's draws (one per member), its group sums in member order from 0, then sum / size."
+    scale, reduce, median = p.scale, p.reduce, p.median      # the record's fields, by name
     nb, w = Y.shape
     out = np.full((nb, w), np.nan)
     z, v, s, cnt, rank = np.zeros(w), np.zeros(w), np.zeros(w), np.zeros(w, np.int64), np.zeros(w, np.int64)
@@ -314,7 +334,7 @@ def release_groups(Y, labels, eps_p, sens, rng, mode="reduce", smoother="mean") 
     nb = Y.shape[0]
     scale = np.ascontiguousarray(np.broadcast_to(np.asarray(sens, float), (nb,)) / np.broadcast_to(np.asarray(eps_p, float), (nb,)))
     units, nxt, g, port = _grouping_kernel_draws(draws, ("_release_noise",))
-    args = (Y, labels, scale, mode == "reduce", smoother == "median", units, nxt, g)
+    args = (Y, labels, _ReleaseParams(scale, mode == "reduce", smoother == "median"), units, nxt, g)
     if port is None: return _release_groups(*args, NO_PORT)
     with port as pid: return _release_groups(*args, pid)
 
