@@ -7,7 +7,7 @@ Java clock:  median ms of their `m.run(stream, w, eps)` alone (benchmarks/java/D
              noise is not in it: their LaplaceStream fills a pool of 10^7 Laplace numbers before any run, and a run
              reads from it.
 + noise:     median over the rounds of (the run's clock + the Laplace numbers it took from the pool, counted in the
-             driver, x the pool's time per number: one refill of the whole pool timed after the cell's rounds, / 10^7).
+             driver, x the pool's time per number: a refill of the whole pool timed right after the run, / 10^7).
 / clock, / noise: ours over each Java column (<= 1: ours at least as fast).
 Rounds interleave one run each: ours, Java, ours, Java, ... (--rounds, after WARM untimed runs a side, Java's going on
 to WARM_JAVA_S seconds). For every cell slower than Java with its noise, a profile of our run follows the table: where
@@ -98,7 +98,7 @@ def cell(m: str, key: str, s, java, rounds: int) -> dict:
     "One method on one set: ROUNDS interleaved runs a side, their medians and Java's noise."
     mech, cls = get_mechanism(m, eps=EPS, w=W), JAVA_CLASS[m]
     for seed in range(WARM): mech.run(s, rng=seed)
-    r = dict(ours=[], clock=[], draws=[], why="")
+    r = dict(ours=[], clock=[], draws=[], pool=[], why="")
     if java:
         try:
             ms, _ = java.run(cls, key, EPS, W, WARM)
@@ -109,12 +109,12 @@ def cell(m: str, key: str, s, java, rounds: int) -> dict:
         t0 = time.perf_counter(); mech.run(s, rng=WARM + k); r["ours"].append((time.perf_counter() - t0) * 1e3)
         if java:
             ms, n = java.run(cls, key, EPS, W); r["clock"].append(ms[0]); r["draws"].append(n[0])
+            r["pool"].append(java.pool_ns())
     r["ours"] = float(np.median(r["ours"]))
     if java:
-        r["pool_ns"] = java.pool_ns()
-        clock, draws = np.array(r["clock"]), np.array(r["draws"])
-        r["noise"] = float(np.median(clock + draws * r["pool_ns"] / 1e6))
-        r["clock"], r["draws"] = float(np.median(clock)), float(np.median(draws))
+        clock, draws, pool = np.array(r["clock"]), np.array(r["draws"]), np.array(r["pool"])
+        r["noise"] = float(np.median(clock + draws * pool / 1e6))
+        r["clock"], r["draws"], r["pool_ns"] = float(np.median(clock)), float(np.median(draws)), float(np.median(pool))
     return r
 
 
@@ -169,9 +169,11 @@ def summary(rows, cannot, slow):
         rc, rn, pool = np.array(rows).T
         print(f"median over {len(rows)} cells: ours / Java clock {np.median(rc):.2f}x, ours / Java with its noise {np.median(rn):.2f}x "
               f"(as speed-ups, Java / ours: {1 / np.median(rc):.2f}x and {1 / np.median(rn):.2f}x); "
-              f"their pool {np.median(pool):.0f} ns a number (median of the cells' refills, {pool.min():.0f}-{pool.max():.0f})")
+              f"their pool {np.median(pool):.0f} ns a number (the cells' medians range {pool.min():.0f}-{pool.max():.0f})")
         print(f"cells at or under 1x with the noise: {int((rn <= 1).sum())} of {len(rows)}; under 1x against the clock alone: {int((rc <= 1).sum())}")
     for c in cannot: print(f"Java cannot run {c}")
+    if rows and not cannot: print("Java ran every cell")
+    if slow: print("slower than Java with its noise: " + ", ".join(f"{m} on {key} ({rn:.2f}x)" for m, key, _, _, rn in slow))
     for m, key, s, ours, rn in slow:
         print(f"\nprofile of ours, {m} on {key} ({rn:.2f}x Java with its noise): share of the run under each call")
         print("\n".join(profile(m, s, ours)))

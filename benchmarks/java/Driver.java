@@ -13,7 +13,7 @@ import mechanisms.*;
  *  Prints one line per run: "run i mae X"; --dump PREFIX writes run i's releases to PREFIX_i.csv.
  *
  *  java -cp ... Driver --serve   (the timing server of benchmarks/bench_java.py) reads one request a line on stdin and
- *  answers one line on stdout (their classes' own prints go nowhere):
+ *  answers one line on stdout (their classes' own prints, stdout and stderr, go nowhere):
  *    load KEY FILE.csv            -> "ok"                         the stream, kept under KEY
  *    set Class.FIELD=VALUE        -> "ok"                         one of their static switches, as --set
  *    run MECH KEY EPS W N         -> "ok NS,NS,.. DRAWS,DRAWS,.."  N runs (a new MECH each), each run's clock (ns, around
@@ -82,7 +82,8 @@ public class Driver {
     /** The timing server (see the class comment). */
     static void serve() throws Exception {
         PrintStream out = System.out;
-        System.setOut(new PrintStream(OutputStream.nullOutputStream()));         // their classes print progress: not on our channel
+        System.setOut(new PrintStream(OutputStream.nullOutputStream()));         // their classes print progress (AdaPub a line a run
+        System.setErr(new PrintStream(OutputStream.nullOutputStream()));         // on stderr): not on our channel; errors answer "err"
         long t0 = System.nanoTime();
         Class.forName("experiment.LaplaceStream");                                 // its initialiser fills the pool
         long fill = System.nanoTime() - t0;
