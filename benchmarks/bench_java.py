@@ -19,12 +19,13 @@ script says why in one line and prints ours alone. Data from WEVENT_NB_DATA (or 
 Run: WEVENT_NB_DATA=... .venv/bin/python benchmarks/bench_java.py [METHOD ...] [--sets spas-flu ...] [--rounds 7]
 The issue-23 table (ours then, and the Java times typed in from it) is kept in benchmarks/HISTORY.md.
 """
-import argparse, cProfile, os, pstats, shutil, subprocess, time, warnings
+import argparse, cProfile, os, pstats, shutil, subprocess, sys, time, warnings
 from contextlib import nullcontext
 from datetime import datetime
 from pathlib import Path
 import numpy as np
 from numba import njit
+from numba.core.dispatcher import Dispatcher
 from wevent_nb import data
 from wevent_nb.core import HistogramStream, NoiseRecorder, get_mechanism
 from _java import SETS, JavaError, JavaServer, java_missing
@@ -37,7 +38,8 @@ WARM = 20              # untimed runs a side before a cell's rounds: their JIT a
 WARM_JAVA_S = 1.0      # and Java's warm-up goes on to at least this many seconds of runs: its JIT compiles in the background
 MAX_WARM = 5000        # (at most this many more runs)
 PROFILE_RUNS = 50      # our runs under cProfile for a cell's profile
-SHOWN = 0.03           # a profile shows the calls that take at least this share of the run
+DRAWS_TIMED = 10**6    # scalar draws timed for our time per Laplace number
+SHOWN = 0.05           # a profile shows the calls that take at least this share of the run
 
 
 @njit(cache=True)
@@ -81,17 +83,28 @@ def _tree(stats, key, total, depth, path=()) -> list[str]:
     return out
 
 
+def _is_kernel(key) -> bool:
+    "Is this profiled function a compiled step (a numba dispatcher: cProfile sees one call, its whole compiled time)?"
+    f, line, fn = key
+    mod = next((m for m in list(sys.modules.values()) if getattr(m, "__file__", None) == f), None)
+    k = getattr(mod, fn, None)
+    return isinstance(k, Dispatcher) and k.py_func.__code__.co_firstlineno == line
+
+
 def profile(m: str, s, ours_ms: float, depth: int = 6) -> list[str]:
-    "Where one of our runs spends its time: cProfile's call tree of PROFILE_RUNS runs (cumulative share per call), and our draws' estimated share."
+    """Where one of our runs spends its time: in its compiled step (the kernel, which draws the noise) or outside it (a checked
+    run's checks, setup, books and Release), our draws' estimated share, and cProfile's call tree of PROFILE_RUNS runs."""
     mech = get_mechanism(m, eps=EPS, w=W); mech.run(s, rng=0)
     pr = cProfile.Profile(); pr.enable(); _runs(mech, s); pr.disable()
     st = pstats.Stats(pr).stats
     root = next(k for k in st if k[2] == "_runs")
     total = st[root][3]
+    kernel = sum(v[2] for k, v in st.items() if _is_kernel(k)) * 1e3 / PROFILE_RUNS
     n = n_draws(m, s); d = draw_ms(n)
-    return [*_tree(st, root, total, depth),
-            f"  draws: {n} Laplace numbers, about {d:.3f} ms as compiled scalar draws = {100 * d / ours_ms:.0f}% of the run "
-            f"({ours_ms:.3f} ms; under cProfile {1e3 * total / PROFILE_RUNS:.3f} ms a run, with its overhead)"]
+    return [f"  run {ours_ms:.3f} ms (the rounds' median); under cProfile: compiled step {kernel:.3f} ms, the rest of the checked "
+            f"run {1e3 * total / PROFILE_RUNS - kernel:.3f} ms (cProfile's overhead included); draws: {n} Laplace numbers, about "
+            f"{d:.3f} ms as compiled scalar draws ({100 * d / ours_ms:.0f}% of the run). Calls over {100 * SHOWN:.0f}% of the profile:",
+            *_tree(st, root, total, depth)]
 
 
 def cell(m: str, key: str, s, java, rounds: int) -> dict:
@@ -169,7 +182,8 @@ def summary(rows, cannot, slow):
         rc, rn, pool = np.array(rows).T
         print(f"median over {len(rows)} cells: ours / Java clock {np.median(rc):.2f}x, ours / Java with its noise {np.median(rn):.2f}x "
               f"(as speed-ups, Java / ours: {1 / np.median(rc):.2f}x and {1 / np.median(rn):.2f}x); "
-              f"their pool {np.median(pool):.0f} ns a number (the cells' medians range {pool.min():.0f}-{pool.max():.0f})")
+              f"their pool {np.median(pool):.0f} ns a number (the cells' medians range {pool.min():.0f}-{pool.max():.0f}), "
+              f"ours {draw_ms(DRAWS_TIMED) * 1e6 / DRAWS_TIMED:.0f} ns (compiled scalar draws)")
         print(f"cells at or under 1x with the noise: {int((rn <= 1).sum())} of {len(rows)}; under 1x against the clock alone: {int((rc <= 1).sum())}")
     for c in cannot: print(f"Java cannot run {c}")
     if rows and not cannot: print("Java ran every cell")
