@@ -101,8 +101,11 @@ def profile(m: str, s, ours_ms: float, depth: int = 6) -> list[str]:
     total = st[root][3]
     kernel = sum(v[2] for k, v in st.items() if _is_kernel(k)) * 1e3 / PROFILE_RUNS
     n = n_draws(m, s); d = draw_ms(n)
-    return [f"  run {ours_ms:.3f} ms (the rounds' median); under cProfile: compiled step {kernel:.3f} ms, the rest of the checked "
-            f"run {1e3 * total / PROFILE_RUNS - kernel:.3f} ms (cProfile's overhead included); draws: {n} Laplace numbers, about "
+    prof = 1e3 * total / PROFILE_RUNS
+    step = (f"compiled step {kernel:.3f} ms ({100 * kernel / prof:.0f}%), the rest of the checked run {prof - kernel:.3f} ms"
+            if kernel else f"no compiled step (numpy), the checked run {prof:.3f} ms")
+    return [f"  run {ours_ms:.3f} ms (the rounds' median); under cProfile, at another moment's load: {step} (cProfile's overhead "
+            f"included); draws: {n} Laplace numbers, about "
             f"{d:.3f} ms as compiled scalar draws ({100 * d / ours_ms:.0f}% of the run). Calls over {100 * SHOWN:.0f}% of the profile:",
             *_tree(st, root, total, depth)]
 
