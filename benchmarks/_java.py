@@ -78,3 +78,44 @@ def patched_classes(java_file: str, patches, name: str) -> str:
         subprocess.run(["javac", "-nowarn", "-d", str(out), "-cp", classpath(), str(copy)], check=True, capture_output=True)
     stamp.touch()
     return str(out)
+
+
+class JavaError(RuntimeError):
+    "A request the Java driver answered with an error (their class raised, or no such class)."
+
+
+class JavaServer:
+    """The driver's timing server (`Driver --serve`, benchmarks/java/Driver.java): one JVM for a whole benchmark, so that its
+    runs can alternate with ours one at a time. `fill_ms`: the first fill of their pool of Laplace numbers (before any run);
+    `size`: the pool's length. Use as a context manager (the JVM ends with it)."""
+
+    def __init__(self):
+        self.proc = subprocess.Popen(["java", "-cp", classpath(), "Driver", "--serve"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, bufsize=1)
+        ready = self.proc.stdout.readline().split()
+        if ready[:1] != ["ready"]: raise RuntimeError(f"the Java driver did not start (it said {ready})")
+        self.fill_ms, self.size, self.loaded = int(ready[1]) / 1e6, int(ready[2]), set()
+
+    def __enter__(self): return self
+
+    def __exit__(self, *exc):
+        self.proc.stdin.close(); self.proc.wait()
+
+    def ask(self, request: str) -> list[str]:
+        "Send one request line; the answer's fields after 'ok' (JavaError on 'err')."
+        self.proc.stdin.write(request + "\n"); self.proc.stdin.flush()
+        answer = self.proc.stdout.readline().split()
+        if not answer: raise RuntimeError(f"the Java driver ended (exit code {self.proc.poll()}) on: {request}")
+        if answer[0] == "err": raise JavaError(" ".join(answer[1:]))
+        return answer[1:]
+
+    def run(self, cls: str, key: str, eps: float, w: int, n: int = 1) -> tuple[np.ndarray, np.ndarray]:
+        "n runs of their class `cls` on data set `key`: each run's clock (ms, around their `run` alone) and the Laplace numbers it took from the pool."
+        if key not in self.loaded: self.ask(f"load {key} {stream_csv(key)}"); self.loaded.add(key)
+        ns, draws = self.ask(f"run {cls} {key} {eps!r} {w} {n}")
+        return np.array(ns.split(","), float) / 1e6, np.array(draws.split(","), np.int64)
+
+    def pool_ns(self) -> float:
+        "Nanoseconds per Laplace number of their pool: one refill of all `size` numbers (as their LaplaceStream draws them), timed, over `size`."
+        ns, size = self.ask("pool")
+        return int(ns) / int(size)

@@ -1,40 +1,46 @@
-"""Milliseconds per run of the eight central mechanisms on the four SPAS data sets (eps = 1, w = 120), beside the Java
-w-event benchmark of Schäler, Hütter and Schäler (PVLDB 16(8), 2023) and the SPAS authors' Python, as issue 23 measured
-them on this machine kind.
+"""Milliseconds per run of the eight central mechanisms on the four SPAS data sets (eps = 1, w = 120), measured live beside
+the Java w-event benchmark of Schäler, Hütter and Schäler (PVLDB 16(8), 2023; chryenix/streamdp-benchmark), the fair way:
+a release includes its noise (issue 40, "Speed, measured the fair way").
 
-ours run:   median wall ms of `mech.run(stream, rng=seed)` over REPS seeds (checked, as a user calls it; noise drawn
-            inside the run, counted).
-ours batch: wall ms per run of `mech.run_many(stream, REPS, rng)` (REPS runs from one generator, one setup).
-draw %:     the share of `ours run` spent drawing: the run's Laplace draws (counted with a NoiseRecorder) timed as compiled
-            scalar draws (the way the kernels draw) -- an estimate, not a profile.
-before:     our ms per run when issue 23 was filed (its table; '-' where it gave none).
-Java:       the benchmark's ms per run from issue 23; its clock excludes noise generation (it fills a pool of 10^7
-            Laplace numbers before any run). PeGaSus and AdaPub run there with grouping switched off by debug flags.
-/ Java:     ours run / Java (<= 1: the target met). authors: the SPAS authors' Python (bench_central.py, issue 11) / ours.
-Data from WEVENT_NB_DATA (or ../shared/data beside the repository).
-Run: WEVENT_NB_DATA=... .venv/bin/python benchmarks/bench_java.py [method ...]
+ours:        median wall ms of `mech.run(stream, rng=seed)` (checked, as a user calls it; its noise drawn inside the run).
+Java clock:  median ms of their `m.run(stream, w, eps)` alone (benchmarks/java/Driver.java's timing server, one JVM). Their
+             noise is not in it: their LaplaceStream fills a pool of 10^7 Laplace numbers before any run, and a run
+             reads from it.
++ noise:     median over the rounds of (the run's clock + the Laplace numbers it took from the pool, counted in the
+             driver, x the pool's time per number: a refill of the whole pool timed right after the run, / 10^7).
+/ clock, / noise: ours over each Java column (<= 1: ours at least as fast).
+Rounds interleave one run each: ours, Java, ours, Java, ... (--rounds, after WARM untimed runs a side, Java's going on
+to WARM_JAVA_S seconds). For every cell slower than Java with its noise, a profile of our run follows the table: where
+its time goes (cProfile's call tree, each call's cumulative share) and our draws' share (the run's Laplace numbers,
+counted with a NoiseRecorder, timed as compiled scalar draws: an estimate).
+
+Java's side needs `java`/`javac` and a clone of the benchmark (STREAMDP_BENCH, benchmarks/_java.py); without them the
+script says why in one line and prints ours alone. Data from WEVENT_NB_DATA (or ../shared/data beside the repository).
+Run: WEVENT_NB_DATA=... .venv/bin/python benchmarks/bench_java.py [METHOD ...] [--sets spas-flu ...] [--rounds 7]
+The issue-23 table (ours then, and the Java times typed in from it) is kept in benchmarks/HISTORY.md.
 """
-import os, sys, time, warnings
+import argparse, cProfile, os, pstats, shutil, subprocess, sys, time, warnings
+from contextlib import nullcontext
+from datetime import datetime
 from pathlib import Path
 import numpy as np
 from numba import njit
+from numba.core.dispatcher import Dispatcher
 from wevent_nb import data
 from wevent_nb.core import HistogramStream, NoiseRecorder, get_mechanism
-from wevent_nb.spas import SPAS_DATASETS
+from _java import SETS, JavaError, JavaServer, java_missing
 
-SETS = ("Uem", "Otp", "Flu", "Tdv")
-JAVA = {"BD": (0.21, 0.14, 0.89, 0.84), "BA": (0.15, 0.12, 0.81, 0.51), "DSAT": (15, 2.8, 6.2, 11),
-        "Uniform": (0.19, 0.08, 1.45, 0.91), "Sample": (0.33, 0.03, 0.19, 0.16),
-        "PeGaSus": (1.5, None, 7.6, None), "AdaPub": (1.9, None, 10.2, None), "FAST": (None,) * 4}
-BEFORE = {"BD": (26, 58, 58, 64), "BA": (17, 43, 59, 47), "DSAT": (29, 8.5, 25, 35), "Uniform": (0.34, 0.50, 9.0, 11),
-          "Sample": (0.24, 0.19, 2.1, 8.0), "PeGaSus": (5.6, None, 152, None), "AdaPub": (7.8, None, 135, None), "FAST": (None,) * 4}
-AUTHORS_S = {  # the SPAS authors' Python, seconds per run (bench_central.py, issue 11)
-    "Uem": dict(Uniform=0.0068, Sample=0.0015, BD=0.5539, FAST=0.0332, PeGaSus=0.0410, DSAT=0.0312, AdaPub=0.0247),
-    "Otp": dict(Uniform=0.0064, Sample=0.0015, BD=0.5735, FAST=0.0350, PeGaSus=0.0390, DSAT=0.0282, AdaPub=0.0287),
-    "Flu": dict(Uniform=0.1594, Sample=0.0239, BD=0.3753, FAST=1.3307, PeGaSus=1.5127, DSAT=0.0445, AdaPub=0.7254),
-    "Tdv": dict(Uniform=0.1770, Sample=0.0250, BD=0.3329, FAST=1.4416, PeGaSus=1.7943, DSAT=0.0471, AdaPub=0.7977)}
-METHODS = sys.argv[1:] or ["BD", "BA", "DSAT", "Uniform", "Sample", "FAST", "PeGaSus", "AdaPub"]
-REPS = 20
+METHODS = ["BD", "BA", "DSAT", "Uniform", "Sample", "FAST", "PeGaSus", "AdaPub"]
+JAVA_CLASS = {"BD": "BD", "BA": "BA", "DSAT": "DSAT", "Uniform": "Uniform", "Sample": "Sample", "FAST": "FAST_w",
+              "PeGaSus": "Pegasus", "AdaPub": "AdaPub"}   # as shipped: their PeGaSus and AdaPub with grouping off (debug flags)
+EPS, W = 1.0, 120
+WARM = 20              # untimed runs a side before a cell's rounds: their JIT and our compiled steps (or their cache) warm
+WARM_JAVA_S = 1.0      # and Java's warm-up goes on to at least this many seconds of runs: its JIT compiles in the background
+MAX_WARM = 5000        # (at most this many more runs)
+PROFILE_RUNS = 50      # our runs under cProfile for a cell's profile
+DRAWS_TIMED = 10**6    # scalar draws timed for our time per Laplace number
+SHOWN = 0.05           # a profile shows the calls that take at least this share of the run
+
 
 @njit(cache=True)
 def _draws(rng, n):
@@ -42,40 +48,154 @@ def _draws(rng, n):
     for _ in range(n): z += rng.laplace(0.0, 1.0)
     return z
 
+
 def draw_ms(n: int) -> float:
-    "Wall ms of n scalar Laplace draws in compiled code (the best of 5)."
+    "Wall ms of n scalar Laplace draws in compiled code (the best of 5): the way our kernels draw."
     g = np.random.default_rng(0); _draws(g, 10)
     best = float("inf")
     for _ in range(5):
         t0 = time.perf_counter(); _draws(g, n); best = min(best, time.perf_counter() - t0)
     return best * 1e3
 
-def n_draws(mech, s) -> int:
-    "How many Laplace numbers one run draws (its step-wise form under a NoiseRecorder)."
-    rec = NoiseRecorder(0)
+
+def n_draws(m: str, s) -> int:
+    "How many Laplace numbers one of our runs draws (its step-wise form under a NoiseRecorder)."
+    rec, mech = NoiseRecorder(0), get_mechanism(m, eps=EPS, w=W)
     mech.start(s.T, s.d, rng=rec)
     for x in s.counts: mech.step(x)
     return sum(d.size for d in rec.draws)
 
-def fmt(v, spec="8.2f"): return f"{v:{spec}}" if v is not None else f"{'-':>{len(format(0.0, spec))}}"
 
-home = os.environ.get("WEVENT_NB_DATA") or str(Path(__file__).resolve().parents[2] / "shared" / "data")
-print(f"{'method':8s} {'data set':8s} {'T x d':>8s} {'ours run':>9s} {'batch':>8s} {'draw %':>6s} {'before':>8s} {'Java':>7s} {'/ Java':>7s} {'authors':>8s}")
-for m in METHODS:
-    for j, nm in enumerate(SETS):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            s = HistogramStream(data.load(SPAS_DATASETS[nm], data_home=home).counts)
-        mech = get_mechanism(m, eps=1.0, w=120)
-        mech.run(s, rng=0); mech.run_many(s, 1, rng=0)                   # compiled (or loaded from the cache) before timing
-        times = []
-        for seed in range(REPS):
-            t0 = time.perf_counter(); mech.run(s, rng=seed); times.append(time.perf_counter() - t0)
-        ours = float(np.median(times)) * 1e3
-        t0 = time.perf_counter(); mech.run_many(s, REPS, rng=0); batch = (time.perf_counter() - t0) / REPS * 1e3
-        share = 100 * draw_ms(n_draws(get_mechanism(m, eps=1.0, w=120), s)) / ours
-        java, before, auth = JAVA[m][j], BEFORE[m][j], AUTHORS_S[nm].get(m)
-        ratio = f"{ours / java:6.1f}x" if java else f"{'-':>7s}"
-        a = f"{auth * 1e3 / ours:7.0f}x" if auth else f"{'-':>8s}"
-        print(f"{m:8s} {nm:8s} {f'{s.T}x{s.d}':>8s} {ours:9.3f} {batch:8.3f} {share:6.0f} {fmt(before, '8.2f')} {fmt(java, '7.2f')} {ratio} {a}", flush=True)
-print(f"ours: median of {REPS} runs (wall, checked); batch: run_many of {REPS} runs, per run; load average {os.getloadavg()[0]:.1f}")
+def _runs(mech, s):
+    "The profiled calls: PROFILE_RUNS checked runs (the root of the profile's tree)."
+    for seed in range(PROFILE_RUNS): mech.run(s, rng=seed)
+
+
+def _tree(stats, key, total, depth, path=()) -> list[str]:
+    "The calls made under `key` that take at least SHOWN of the profiled time, as an indented tree (cumulative share)."
+    out = []
+    kids = [(callers[key][3], k) for k, (_, _, _, _, callers) in stats.items() if key in callers and k not in path]
+    for ct, k in sorted(kids, key=lambda c: -c[0]):
+        if ct < SHOWN * total: break
+        f, _, fn = k
+        out.append(f"  {100 * ct / total:5.1f}%  {'  ' * len(path)}{fn if f == '~' else Path(f).stem + '.' + fn}")
+        if len(path) + 1 < depth: out += _tree(stats, k, total, depth, (*path, key))
+    return out
+
+
+def _is_kernel(key) -> bool:
+    "Is this profiled function a compiled step (a numba dispatcher: cProfile sees one call, its whole compiled time)?"
+    f, line, fn = key
+    mod = next((m for m in list(sys.modules.values()) if getattr(m, "__file__", None) == f), None)
+    k = getattr(mod, fn, None)
+    return isinstance(k, Dispatcher) and k.py_func.__code__.co_firstlineno == line
+
+
+def profile(m: str, s, ours_ms: float, depth: int = 6) -> list[str]:
+    """Where one of our runs spends its time: in its compiled step (the kernel, which draws the noise) or outside it (a checked
+    run's checks, setup, books and Release), our draws' estimated share, and cProfile's call tree of PROFILE_RUNS runs."""
+    mech = get_mechanism(m, eps=EPS, w=W); mech.run(s, rng=0)
+    pr = cProfile.Profile(); pr.enable(); _runs(mech, s); pr.disable()
+    st = pstats.Stats(pr).stats
+    root = next(k for k in st if k[2] == "_runs")
+    total = st[root][3]
+    kernel = sum(v[2] for k, v in st.items() if _is_kernel(k)) * 1e3 / PROFILE_RUNS
+    n = n_draws(m, s); d = draw_ms(n)
+    prof = 1e3 * total / PROFILE_RUNS
+    step = (f"compiled step {kernel:.3f} ms ({100 * kernel / prof:.0f}%), the rest of the checked run {prof - kernel:.3f} ms"
+            if kernel else f"no compiled step (numpy), the checked run {prof:.3f} ms")
+    return [f"  run {ours_ms:.3f} ms (the rounds' median); under cProfile, at another moment's load: {step} (cProfile's overhead "
+            f"included); draws: {n} Laplace numbers, about "
+            f"{d:.3f} ms as compiled scalar draws ({100 * d / ours_ms:.0f}% of the run). Calls over {100 * SHOWN:.0f}% of the profile:",
+            *_tree(st, root, total, depth)]
+
+
+def cell(m: str, key: str, s, java, rounds: int) -> dict:
+    "One method on one set: ROUNDS interleaved runs a side, their medians and Java's noise."
+    mech, cls = get_mechanism(m, eps=EPS, w=W), JAVA_CLASS[m]
+    for seed in range(WARM): mech.run(s, rng=seed)
+    r = dict(ours=[], clock=[], draws=[], pool=[], why="")
+    if java:
+        try:
+            ms, _ = java.run(cls, key, EPS, W, WARM)
+            more = int(min(MAX_WARM, (WARM_JAVA_S * 1e3 - ms.sum()) / np.median(ms)))
+            if more > 0: java.run(cls, key, EPS, W, more)
+        except JavaError as e: r["why"], java = str(e), None
+    for k in range(rounds):
+        t0 = time.perf_counter(); mech.run(s, rng=WARM + k); r["ours"].append((time.perf_counter() - t0) * 1e3)
+        if java:
+            ms, n = java.run(cls, key, EPS, W); r["clock"].append(ms[0]); r["draws"].append(n[0])
+            r["pool"].append(java.pool_ns())
+    r["ours"] = float(np.median(r["ours"]))
+    if java:
+        clock, draws, pool = np.array(r["clock"]), np.array(r["draws"]), np.array(r["pool"])
+        r["noise"] = float(np.median(clock + draws * pool / 1e6))
+        r["clock"], r["draws"], r["pool_ns"] = float(np.median(clock)), float(np.median(draws)), float(np.median(pool))
+    return r
+
+
+def fmt(v, spec, unit=""): return f"{v:{spec}}{unit}" if v is not None else f"{'-':>{len(format(0.0, spec) + unit)}}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("methods", nargs="*", default=METHODS, metavar="METHOD", help=f"some of {METHODS} (default: all)")
+    ap.add_argument("--sets", nargs="+", default=list(SETS), help="data sets (default: the four SPAS sets)")
+    ap.add_argument("--rounds", type=int, default=7, help="interleaved runs a side per cell (medians)")
+    a = ap.parse_args()
+    if set(a.methods) - set(METHODS): ap.error(f"unknown method(s) {sorted(set(a.methods) - set(METHODS))}: choose from {METHODS}")
+    home = os.environ.get("WEVENT_NB_DATA") or str(Path(__file__).resolve().parents[2] / "shared" / "data")
+    os.environ["WEVENT_NB_DATA"] = home                                   # the driver's CSVs are written from the same files
+    up = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip() if shutil.which("uptime") else ""
+    print(f"{datetime.now():%Y-%m-%d %H:%M}; {up or 'load average %.2f' % os.getloadavg()[0]}; "
+          f"{os.cpu_count()} cores; eps {EPS}, w {W}, {a.rounds} interleaved rounds after {WARM} warm-up runs a side")
+    why = java_missing()
+    if why: print(f"Java columns skipped: {why}")
+    with (nullcontext() if why else JavaServer()) as java:
+        if java: print(f"Java: one JVM (benchmarks/java/Driver.java --serve); its pool's first fill took {java.fill_ms:.0f} ms for {java.size} numbers")
+        rows, cannot, slow = table(a, home, java)
+    summary(rows, cannot, slow)
+
+
+def table(a, home, java):
+    "Print the table, a cell a line as it is measured: the ratios of the measured cells, the cells Java cannot run, the cells slower than Java with its noise."
+    print(f"{'method':8s} {'data set':9s} {'T x d':>8s} {'ours':>8s} {'Java clock':>10s} {'+ noise':>8s} {'draws':>7s} {'/ clock':>8s} {'/ noise':>8s}")
+    rows, cannot, slow = [], [], []
+    for m in a.methods:
+        for key in a.sets:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                s = HistogramStream(data.load(key, data_home=home).counts)
+            r = cell(m, key, s, java, a.rounds)
+            if r["why"]: cannot.append(f"{m} on {key}: {r['why']}")
+            have = java is not None and not r["why"]
+            clock, noise = (r["clock"], r["noise"]) if have else (None, None)
+            rc, rn = (r["ours"] / clock, r["ours"] / noise) if have else (None, None)
+            print(f"{m:8s} {key:9s} {f'{s.T}x{s.d}':>8s} {r['ours']:8.3f} {fmt(clock, '10.3f')} {fmt(noise, '8.3f')} "
+                  f"{fmt(r['draws'] if have else None, '7.0f')} {fmt(rc, '7.2f', 'x')} {fmt(rn, '7.2f', 'x')}", flush=True)
+            if have:
+                rows.append((rc, rn, r["pool_ns"]))
+                if rn > 1: slow.append((m, key, s, r["ours"], rn))
+    return rows, cannot, slow
+
+
+def summary(rows, cannot, slow):
+    "The medians over cells, the cells Java cannot run, and a profile of ours for every cell slower than Java with its noise."
+    if rows:
+        rc, rn, pool = np.array(rows).T
+        print(f"median over {len(rows)} cells: ours / Java clock {np.median(rc):.2f}x, ours / Java with its noise {np.median(rn):.2f}x "
+              f"(as speed-ups, Java / ours: {1 / np.median(rc):.2f}x and {1 / np.median(rn):.2f}x); "
+              f"their pool {np.median(pool):.0f} ns a number (the cells' medians range {pool.min():.0f}-{pool.max():.0f}), "
+              f"ours {draw_ms(DRAWS_TIMED) * 1e6 / DRAWS_TIMED:.0f} ns (compiled scalar draws)")
+        print(f"cells at or under 1x with the noise: {int((rn <= 1).sum())} of {len(rows)}; under 1x against the clock alone: {int((rc <= 1).sum())}")
+    for c in cannot: print(f"Java cannot run {c}")
+    if rows and not cannot: print("Java ran every cell")
+    if slow: print("slower than Java with its noise: " + ", ".join(f"{m} on {key} ({rn:.2f}x)" for m, key, _, _, rn in slow))
+    for m, key, s, ours, rn in slow:
+        print(f"\nprofile of ours, {m} on {key} ({rn:.2f}x Java with its noise): share of the run under each call")
+        print("\n".join(profile(m, s, ours)))
+    print(f"\nload average at the end {os.getloadavg()[0]:.1f}")
+
+
+if __name__ == "__main__":
+    main()
