@@ -32,7 +32,7 @@ def test_the_reproduction_notebook_has_the_parameters_cell_and_exports_nothing()
     params = [c for c in cells if "parameters" in c.get("metadata", {}).get("tags", [])]
     assert len(params) == 1 and "scale = " in _code(params[0])
     assert not [c for c in cells if c["cell_type"] == "code" and _code(c).lstrip().startswith(("#| export", "#| default_exp"))]
-    assert _code(cells[0]).startswith("# SPAS: reproduction") and "11_spas.ipynb" in _code(cells[0])
+    assert _code(cells[0]).startswith("# SPAS: reproduction") and "11_spas.ipynb" in _code(cells[1])   # it links back to the library
 
 
 def test_exported_cells_and_classes_keep_the_house_sizes():

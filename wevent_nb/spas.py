@@ -17,18 +17,8 @@ from .engine import (njit, objmode, Port, PORTS, NO_PORT, NO_RNG, PAIRWISE_BLOCK
                               mean_abs_diff, block_sum, pairwise_sum)
 
 # %% auto #0
-__all__ = ['C_FLOOR_SLACK', 'SQUARE', 'BUDGET_RTOL', 'DIRECT_FLOOR_SLACK', 'DECAY_BASE', 'VAR_WINDOW', 'VAR_CUMULATIVE',
-           'VAR_DECAY', 'KINDS', 'COPY', 'WARMUP', 'DIRECT', 'SVT', 'REDRAW_BLOCKS', 'RAW_SPAN', 'SVT_REDRAW',
-           'SVT_STRICT', 'SVT_PAPER', 'SPAS_RELEASE', 'SPAS_THRESHOLD', 'SPAS_QUERY', 'SPAS_STRICT',
-           'SPAS_EXACT_THRESHOLD', 'SPAS_EXACT_QUERY', 'SPAS_EXACT_STRICT', 'SPAS_CHOICES', 'SPAS_UNPROVEN',
-           'SPAS_OPTION_DOCS', 'SPAS_TEST_DOCS', 'SPAS_DEPARTURES', 'AUTHORS_SPAS', 'PAPER_TEST', 'SPAS_DATASETS',
-           'SPAS_METHODS', 'error_model', 'c_constants', 'c_root', 'c_count', 'optimal_c', 'sampling_count',
-           'halved_sum_2', 'halved_sum_1', 'halved_sum', 'ring_sum', 'v1_estimate', 'window_variance', 'weighted_svt',
-           'direct_release_rule', 'history_record', 'history_V', 'ReleaseHistory', 'SPASParams', 'SPASState', 'SPASOut',
-           'spas_outputs', 'predict_c', 'warmup_step', 'direct_budgets', 'main_step', 'spas_release', 'spas_steps',
-           'svt_budgets', 'change_distance', 'svt_sensitivity', 'threshold_at', 'can_test', 'test_cost', 'abs_diff_sum',
-           'sampling_test', 'SPASSampling', 'SPASPort', 'book_standing', 'SPASStepwise', 'SPASBatch', 'SPAS',
-           'departure_configs', 'departure_ablation', 'mre_spas_signed', 'range_mre_shared']
+__all__ = ['SPAS_CHOICES', 'SPAS_UNPROVEN', 'SPAS_DEPARTURES', 'AUTHORS_SPAS', 'PAPER_TEST', 'error_model', 'optimal_c',
+           'sampling_count', 'window_variance', 'weighted_svt', 'SPAS', 'departure_configs', 'departure_ablation']
 
 # %% ../nbs/11_spas.ipynb #4aedcf43
 def error_model(c, theta, V, eps_p, w, delta_p=1.0):
@@ -36,6 +26,7 @@ def error_model(c, theta, V, eps_p, w, delta_p=1.0):
     c = np.asarray(c, float)
     return theta * (w - c) * V + ((1 - 2 * theta) * w + 2 * theta * c) * 2 * c ** 2 * delta_p ** 2 / eps_p ** 2
 
+# %% ../nbs/11_spas.ipynb #2a82e9f8
 C_FLOOR_SLACK = 1e-12   # a c* that is an integer up to rounding (2.9999999999999996) floors to that integer, not below
 
 def c_constants(theta, eps_p, delta_p) -> tuple:
@@ -55,6 +46,7 @@ def c_count(V, eps_p, w, theta, delta_p, a, q3, eps_p2, delta_p2, hi):
     c = max(math.floor(c_root(V, eps_p, w, theta, delta_p, a, q3, eps_p2, delta_p2) + C_FLOOR_SLACK), 1)
     return min(c, hi) if hi > 0 else c
 
+# %% ../nbs/11_spas.ipynb #5e74785d
 def optimal_c(V, eps_p, w=1, theta=0.5, delta_p=1.0):
     "The real-valued minimiser of the error model over c > 0 (Theorem 1 at theta = 1/2: eps_p sqrt(3V) / (6 delta_p))."
     return c_root(float(V), float(eps_p), float(w), float(theta), float(delta_p), *c_constants(theta, eps_p, delta_p))
@@ -99,14 +91,16 @@ def v1_estimate(q, a, lo, n, square):
     v = halved_sum(q, lo, n) / n - (halved_sum(a, lo, n) / n) ** square
     return v if v > 0.0 else 0.0
 
+# %% ../nbs/11_spas.ipynb #7859fef9
 def window_variance(q, a):
     "Estimator (V1) from the per-release mean squared (q) and mean absolute (a) distances."
     q, a = np.ascontiguousarray(q, np.float64), np.ascontiguousarray(a, np.float64)
     return float(v1_estimate(q, a, 0, q.size, SQUARE))
 
-# %% ../nbs/11_spas.ipynb #b043339e
+# %% ../nbs/11_spas.ipynb #2c0d7287
 BUDGET_RTOL = 1e-12   # budgets are float sums compared with this relative slack: 1/3 + 1/3 + 1/3 may round above 1
 
+# %% ../nbs/11_spas.ipynb #b043339e
 def weighted_svt(dis, C, threshold, eps_s, delta_s=1.0, rng=None):
     "Algorithm 1: booleans (one per query, None after the abort) for queries `dis` with cutoffs `C`."
     dis, C = np.asarray(dis, float), np.asarray(C, float)
@@ -182,6 +176,7 @@ def history_V(h_q, h_a, h_t, h_n, h_mean, estimator, span, w, t, square):
     for i in range(n): wq[i] = DECAY_BASE ** -np.ceil((t - h_t[i]) / w) * h_q[i]
     return pairwise_sum(wq, 0, n) / n
 
+# %% ../nbs/11_spas.ipynb #8c2d60e7
 class ReleaseHistory:
     "What SPAS keeps of its releases, in the arrays its compiled step reads and writes: each release's distance to the release before (q: mean square, a: mean absolute), and the estimates of V read from them."
     def __init__(self, T, w, n_E=2, estimator="window"):
@@ -281,6 +276,7 @@ def spas_release(t, x, scale, b, e, last, sp, s2, h_q, h_a, h_t, h_n, h_mean, rn
     if t > 0: history_record(h_q, h_a, h_t, h_n, h_mean, p.estimator, p.span, t, rel, last)
     for j in range(last.shape[0]): last[j] = rel[j]
 
+# %% ../nbs/11_spas.ipynb #5e29454a
 @njit(cache=True)
 def spas_steps(X, t0, o, est, kind, sp_out, s2_out, sq_out, compared, C_used,   # the rows, where they start, the outputs (SPASOut)
                rng, pid, exact,                                                 # the noise
@@ -381,6 +377,7 @@ def sampling_test(t, x, C, R, A, ref, rho, rng, pid, exact, p):
     if p.topup: scale = p.delta / (b + (0.0 if 0.0 > A - e else A - e))   # NOT private: the window's idle SVT budget, never booked
     return SVT, b, e, scale, True, sq
 
+# %% ../nbs/11_spas.ipynb #b008a9cb
 class SPASSampling:
     "The sampling test's draws (mixed into `SPAS`): what each is, the names they are filed under, and their scales."
     svt_mode = "single"   # a threshold noise stays in force over many tests; a top pays 2 Delta / scale (core.noise_spends)
