@@ -14,16 +14,10 @@ from .core import (Mechanism, HistogramStream, CategoricalPopulation, NumericPop
                             ScalarStream, Ledger, Release, Relation, check_int, check_w, check_eps, check_positive, as_rng)
 
 # %% auto #0
-__all__ = ['SUPPORTED_KINDS', 'RELATION_STREAMS', 'PAIR_KINDS', 'N_QUANTILES', 'N_PATTERNS', 'N_AUDIT_USERS', 'EVENT_DOMAINS',
-           'N_AUDIT_NUMERIC', 'LEVELS', 'HEIGHTS', 'D_HIST', 'D_LOCAL', 'SHAPES', 'N_BOUNDARIES', 'BISECT_RUNS',
-           'MIN_GAP', 'SEARCH', 'N_SCREEN', 'SCREEN_SHARE', 'SCREEN_LEVEL', 'N_KEEP', 'SELECT_SHARE', 'CLAIMS',
-           'cp_lower', 'cp_upper', 'loss_lower_bound', 'Pair', 'reference', 'neighbours', 'changed_timestamps',
-           'pair_source', 'pair_change', 'claimed_eps', 'neighbour_pairs', 'user_pairs', 'numeric_pairs',
-           'personalized_pairs', 'event_pairs', 'booked', 'simulate', 'features', 'patterns', 'Event',
-           'candidate_counts', 'oriented', 'AuditResult', 'default_pairs', 'random_pairs', 'Jump', 'jump_families',
-           'Boundary', 'find_boundary', 'ToyRawThreshold', 'search_pairs', 'screen', 'audit', 'ToyLocalMean',
-           'ToyPersonalized', 'ToyEventLaplace', 'ToyLocalMeanHalfNoise', 'ToyPersonalizedLargest',
-           'ToyEventLaplaceHalfNoise']
+__all__ = ['loss_lower_bound', 'Pair', 'reference', 'neighbours', 'changed_timestamps', 'pair_source', 'claimed_eps',
+           'neighbour_pairs', 'user_pairs', 'numeric_pairs', 'personalized_pairs', 'event_pairs', 'booked', 'simulate',
+           'AuditResult', 'default_pairs', 'random_pairs', 'Jump', 'jump_families', 'Boundary', 'find_boundary',
+           'ToyRawThreshold', 'search_pairs', 'screen', 'audit', 'ToyLocalMean', 'ToyPersonalized', 'ToyEventLaplace']
 
 # %% ../nbs/05_audit.ipynb #12d5df8e
 def cp_lower(k, n, a):
@@ -67,6 +61,7 @@ def reference(s) -> np.ndarray:
     if isinstance(s, ScalarStream): return s.values[:, None]
     raise ValueError(f"pair holds a {type(s).__name__}: supported stream kinds are {SUPPORTED_KINDS}")
 
+# %% ../nbs/05_audit.ipynb #48330a64
 SUPPORTED_KINDS = ("histogram", "categorical", "numeric", "personalized", "scalar")
 
 # %% ../nbs/05_audit.ipynb #2ed4997c
@@ -118,6 +113,7 @@ def changed_timestamps(x0, x1, w) -> np.ndarray:
 # %% ../nbs/05_audit.ipynb #d395b893
 RELATION_STREAMS = {"record": ("histogram",), "user": ("categorical", "numeric"), "personalized": ("personalized",), "event": ("scalar",)}
 
+# %% ../nbs/05_audit.ipynb #982b6d7d
 def pair_source(mech) -> str:
     "Which pairs the auditor draws for `mech`: its relation's kind ('record', 'user', 'personalized' or 'event'), checked against its stream kind."
     kind, r = mech.stream_kind, mech.relation
@@ -149,6 +145,7 @@ def _bases(T, d, level, height):
     rep = flat.copy(); rep[1::2, 0] += height
     return {"flat": flat, "step": step, "repeat": rep}
 
+# %% ../nbs/05_audit.ipynb #342e82e3
 def neighbour_pairs(T, d, w, kinds=PAIR_KINDS, level=2.0, height=6.0) -> list[Pair]:
     "w-neighbouring pairs of short histogram streams: one change, a run of min(w, T), and decision flippers (a step, repeated steps)."
     T, d, w = check_int(T, "T", minimum=2), check_int(d, "d", minimum=1), check_w(w)
@@ -355,6 +352,7 @@ def _rich(N, eps) -> np.ndarray:
     "Personalized budgets of the audit's populations: users alternate between eps and 2 eps (user 0 has eps)."
     return np.where(np.arange(N) % 2 == 1, 2 * eps, eps)
 
+# %% ../nbs/05_audit.ipynb #5fbe2d4f
 def default_pairs(mech) -> list[Pair]:
     "The fixed pairs `mech.relation` asks for (`pair_source`): records T = clip(2w, 6, 12) (>= w), d = 1; events the same T, on each of EVENT_DOMAINS; users 20 (numeric 1), d = 2, T = clip(w + 2, 4, 8) (>= w)."
     w, source = mech.w, pair_source(mech)
@@ -604,6 +602,7 @@ def _search(mech, search, ss) -> tuple[list[Pair], int]:
             if b is not None: cands.append(jump.pair(b.h_lo, b.h_hi))
     return cands, runs
 
+# %% ../nbs/05_audit.ipynb #ab89ae0b
 def search_pairs(mech,            # the mechanism (it is run to locate the boundaries)
                  search=SEARCH,   # random pairs to draw; 0: the fixed pairs only
                  rng=0,           # seed (int, SeedSequence or None)
@@ -669,6 +668,7 @@ def _runs(mech, pairs, n, seed, book=False):
 
 CLAIMS = ("eps", "ledger")
 
+# %% ../nbs/05_audit.ipynb #82e85d11
 def audit(mechanism,        # a Mechanism, or a factory returning one
           pairs=None,       # the pairs to try (no search); None: search them
           n_runs=2000,      # fresh final runs per side that bound the chosen events
@@ -757,6 +757,7 @@ class ToyEventLaplace(Mechanism):
         led = Ledger.events(s.T, self.eps).spend_ranges(t, self.eps, t, t + 1)   # event t pays eps at t
         return Release(est, np.ones(s.T, bool), led, self.name, self.params)
 
+# %% ../nbs/05_audit.ipynb #185f1035
 class ToyLocalMeanHalfNoise(ToyLocalMean):
     "Broken: half the noise its ledger books."
     name, noise_share = "ToyLocalMeanHalfNoise", 0.5

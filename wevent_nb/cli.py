@@ -10,15 +10,8 @@ import argparse, ast, contextlib, datetime, html, json, os, re, shutil, sqlite3,
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['PAPER_RE', 'CROSS_PAPER_RE', 'KERNEL_TCP_WARNING', 'MATHJAX_VERSION', 'MATHJAX_WHEEL', 'MATHJAX_SKIP',
-           'REPORT_MATHJAX_SKIP', 'REMOTE', 'WIDGET_VIEW', 'CALLOUT', 'CALLOUT_ICONS', 'SOURCE_LINK', 'REPORT_TEMPLATE',
-           'QUICK_REPORT_SECONDS', 'QUICK_REPORT_MEASURED', 'SPREAD_WHY', 'REPORT_PARAM_MIN', 'COMMANDS',
-           'CHECK_RUNS_MIN', 'paper_id', 'has_parameters_cell', 'find_notebooks', 'forward_stderr',
-           'quiet_kernel_manager', 'run_report', 'MathJaxUnavailable', 'cache_home', 'mathjax_dir', 'copy_mathjax',
-           'notebook_info', 'split_directives', 'callouts_as_quotes', 'source_links_as_html', 'report_notebook',
-           'report_mathjax_head', 'export_html', 'write_index', 'last_run_seconds', 'report_estimate', 'reproduce',
-           'scheduler_env', 'at_least', 'ReportParam', 'folder_problem', 'output_problem', 'terminal_width', 'shorten',
-           'fit_table', 'build_parser', 'main']
+__all__ = ['run_report', 'MathJaxUnavailable', 'cache_home', 'mathjax_dir', 'copy_mathjax', 'notebook_info', 'export_html',
+           'reproduce', 'main']
 
 # %% ../nbs/30_cli.ipynb #fdf3a66b
 PAPER_RE = re.compile(r"^1(\d)_.*\.ipynb$")
@@ -79,6 +72,7 @@ def quiet_kernel_manager():
             finally: os.close(w)            # the kernel holds its copy; the thread ends when the kernel does
     return QuietKernelManager
 
+# %% ../nbs/30_cli.ipynb #835c3bcd
 def run_report(nb, out_dir, parameters: dict, cwd=None, kernel: str = "python3", timeout: float | None = None) -> dict:
     "Execute one notebook with papermill into `out_dir` (ipynb + html); return its status record."
     import papermill as pm
@@ -357,6 +351,7 @@ def report_mathjax_head(src: str) -> str:
               "options: {ignoreHtmlClass: 'tex2jax_ignore|wn-code'}};")
     return f'<script>{config}</script>\n<script id="MathJax-script" defer src="{html.escape(src)}"></script>'
 
+# %% ../nbs/30_cli.ipynb #b3412327
 def export_html(ipynb, html_path, mathjax: bool = True) -> Path:
     "Render an executed notebook as a report page (see above): images embedded, code folded, MathJax in `_static/mathjax`."
     import nbformat

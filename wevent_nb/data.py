@@ -17,16 +17,15 @@ from .core import (check_int, check_fraction, check_eps, check_positive, check_w
                             NumericPopulation, PersonalizedPopulation, ScalarStream)
 
 # %% auto #0
-__all__ = ['LDP_IDS_MODELS', 'PBD_MODELS', 'PERIOD_MIN', 'PERIODIC_DEFAULTS', 'BENCHMARK_AMPLITUDES', 'BENCHMARK_PERIODS',
-           'BENCHMARK_BATCH', 'BENCHMARK_PERIODIC', 'STANDINS', 'ENV_VAR', 'DATASETS', 'ALIASES', 'PAPER_DATASETS',
-           'lns_probabilities', 'sin_probabilities', 'log_probabilities', 'binary_aggregate', 'binary_population',
-           'ldp_ids_synthetic', 'pbd_synthetic', 'budget_levels', 'window_levels', 'personalized_params',
-           'two_type_params', 'personalized_population', 'pbd_personalized_synthetic', 'spas_syn1', 'spas_syn2',
-           'spas_syn3', 'capp_constant', 'capp_pulse', 'capp_sinusoidal', 'capp_sin_data', 'periodic_stream',
-           'benchmark_periodic', 'list_generated', 'markov_population', 'standin', 'load_user_matrix',
-           'ChecksumMismatch', 'cache_dir', 'data_home', 'sha256_file', 'DatasetInfo', 'ShiftedHistogramStream',
-           'shift_offset', 'histogram_stream', 'signed_counts', 'get_dataset_info', 'fetch', 'dataset_path', 'load',
-           'list_datasets', 'scale_counts', 'expand_to_aggregate', 'expand_to_users']
+__all__ = ['LDP_IDS_MODELS', 'PBD_MODELS', 'BENCHMARK_AMPLITUDES', 'STANDINS', 'DATASETS', 'PAPER_DATASETS', 'lns_probabilities',
+           'sin_probabilities', 'log_probabilities', 'binary_aggregate', 'binary_population', 'ldp_ids_synthetic',
+           'pbd_synthetic', 'budget_levels', 'window_levels', 'personalized_params', 'two_type_params',
+           'personalized_population', 'pbd_personalized_synthetic', 'spas_syn1', 'spas_syn2', 'spas_syn3',
+           'capp_constant', 'capp_pulse', 'capp_sinusoidal', 'capp_sin_data', 'periodic_stream', 'benchmark_periodic',
+           'list_generated', 'markov_population', 'standin', 'load_user_matrix', 'ChecksumMismatch', 'cache_dir',
+           'data_home', 'DatasetInfo', 'ShiftedHistogramStream', 'shift_offset', 'histogram_stream', 'signed_counts',
+           'get_dataset_info', 'fetch', 'dataset_path', 'load', 'list_datasets', 'scale_counts', 'expand_to_aggregate',
+           'expand_to_users']
 
 # %% ../nbs/02_data.ipynb #56b69871
 def lns_probabilities(T: int = 800, p0: float = 0.05, sd: float = 0.0025, rng=None, round_decimals: int | None = None,
@@ -307,6 +306,8 @@ def periodic_stream(T: int = 1000, period: int = 80, basis: float = 1.3, period_
 
 # %% ../nbs/02_data.ipynb #3471a0a9
 BENCHMARK_AMPLITUDES = (10, 100, 1000, 10_000)   # desriredStreamMaxValues of Experiment.runArtificalExperiments
+
+# %% ../nbs/02_data.ipynb #7b347b6e
 BENCHMARK_PERIODS = (40, 60, 80, 100, 120)       # its pLen; Eval.java plots period 80 only (Figs. 2a-2b)
 BENCHMARK_BATCH = 100                            # num_iterations_per_Mechanism: the streams the scaling's maximum is taken over
 
@@ -318,6 +319,7 @@ def _preset(p, a):
 BENCHMARK_PERIODIC = {f"bench-p{p}-a{a}": _preset(p, a) for p in BENCHMARK_PERIODS for a in BENCHMARK_AMPLITUDES
                       if (p, a) != (40, 10_000)}   # its troughs fall below 0 (the Java's own stream: -5.07): not counts
 
+# %% ../nbs/02_data.ipynb #dc0f5b33
 def benchmark_periodic(name: str, rng=None, **overrides) -> HistogramStream:
     "The benchmark's periodic stream `name` (a key of BENCHMARK_PERIODIC); `overrides` replace periodic_stream's arguments (e.g. T)."
     if name not in BENCHMARK_PERIODIC: raise ValueError(f"name={name!r} is not allowed: name must be one of {', '.join(BENCHMARK_PERIODIC)}")
@@ -392,6 +394,7 @@ def load_user_matrix(path, d: int | None = None, missing: int = -1, name: str = 
 # %% ../nbs/02_data.ipynb #b7c4cc0e
 ENV_VAR = "WEVENT_NB_DATA"
 
+# %% ../nbs/02_data.ipynb #7d46d757
 class ChecksumMismatch(ValueError):
     "A data file's sha256 differs from the registry's (corrupted, truncated or a different version)."
 
@@ -413,6 +416,7 @@ def _search_dirs(path=None) -> list[Path]:
 
 _HASHES: dict = {}
 
+# %% ../nbs/02_data.ipynb #ce6deeb4
 def sha256_file(path) -> str:
     "Hex sha256 of a file (memoised on path, size and modification time)."
     p = Path(path); st = p.stat()
@@ -648,6 +652,7 @@ ALIASES = {"f1d": "spas-otp", "otp": "spas-otp", "dth": "spas-dth", "uem": "spas
            "tdv": "spas-tdv", "ret": "spas-ret", "syn1": "spas-syn1", "syn2": "spas-syn2", "syn3": "spas-syn3",
            "covid": "delay-covid", "covid19 death": "delay-covid", "foodmart": "delay-foodmart", "c6h6": "capp-c6h6", "volume": "capp-volume"}
 
+# %% ../nbs/02_data.ipynb #7075961d
 def get_dataset_info(name: str) -> DatasetInfo:
     "The registry entry of a data set by name or paper short name (case-insensitive; e.g. 'spas-otp', 'F1d', 'C6H6')."
     key = str(name).lower()

@@ -20,16 +20,12 @@ from .core import (PrivacyBudgetExceeded, HistogramStream, CategoricalAggregate,
                             get_mechanism, seed_from_key)
 
 # %% auto #0
-__all__ = ['STD_COLS', 'STORE_WAIT', 'CLAIM_LEASE', 'CLAIM_RENEW', 'CLAIM_POLL', 'SCHEDULER_ENV', 'CONNECT_TIMEOUT',
-           'CHUNKS_PER_WORKER', 'CHUNK_MAX', 'CLAIM_COLS', 'VERDICTS', 'Z_CLAIM', 'MEANINGFUL', 'REPS_REACH',
-           'FOLLOW_UP_POWER_Z', 'LOOKS', 'MOST', 'GENERALLY', 'QUANTIFIERS', 'ROW_COLS', 'ORIGINS', 'SETTINGS',
-           'CAUSES', 'QUALIFIED', 'VERDICT_MARKS', 'SMOKE_COLS', 'SMOKE_NOTE', 'CLAIMS_DIR', 'PROVENANCE',
-           'EXPLORER_EPS', 'Y_LABEL', 'Cell', 'stream_signature', 'default_truth', 'make_mechanism', 'resolve_metric',
-           'Grid', 'run_cell', 'ResultStore', 'records_to_frame', 'param_columns', 'process_pool', 'LedgerCheckFailed',
-           'dask_client', 'n_workers', 'chunk_size', 'CellsFailed', 'UnguardedScript', 'run_grid', 'grid_executor',
-           'plot_vs', 'check_cause', 'verdict_reads', 'claims_table', 't_factor', 'bonferroni_z', 'reps_needed',
-           'claim_number', 'claim_sign', 'claim_cells', 'claim_group', 'claim_counts', 'ClaimsView', 'show_claims',
-           'write_claims', 'read_claims', 'committed_claims', 'Explorer', 'explorer']
+__all__ = ['SCHEDULER_ENV', 'VERDICTS', 'Z_CLAIM', 'MEANINGFUL', 'REPS_REACH', 'LOOKS', 'CAUSES', 'Cell', 'stream_signature',
+           'make_mechanism', 'Grid', 'run_cell', 'ResultStore', 'records_to_frame', 'process_pool', 'LedgerCheckFailed',
+           'dask_client', 'n_workers', 'CellsFailed', 'UnguardedScript', 'run_grid', 'grid_executor', 'plot_vs',
+           'check_cause', 'verdict_reads', 'claims_table', 't_factor', 'claim_number', 'claim_sign', 'claim_cells',
+           'claim_group', 'claim_counts', 'show_claims', 'write_claims', 'read_claims', 'committed_claims', 'Explorer',
+           'explorer']
 
 # %% ../nbs/20_experiments.ipynb #b6970211
 STD_COLS = ("dataset", "mechanism", "rep", "seed", "metric", "value", "seconds", "ledger_ok", "ledger_error", "private")
@@ -43,6 +39,7 @@ def _plain(v, name="param"):
     if v is None or isinstance(v, (bool, int, float, str)): return v
     raise ValueError(f"{name}={v!r} is not allowed: grid parameters must be numbers, strings, booleans or lists of them")
 
+# %% ../nbs/20_experiments.ipynb #94c4ed33
 class Cell(NamedTuple):
     "One run of a grid: data set, mechanism label, varied params, the mechanism's fixed params, repetition, and the names of the metrics it is scored by."
     dataset: str
@@ -77,12 +74,14 @@ def default_truth(stream) -> np.ndarray:
     if hasattr(stream, "truth"): return np.asarray(stream.truth)
     raise TypeError(f"no default truth for a {type(stream).__name__}: pass Grid(truth=callable(stream) -> array)")
 
+# %% ../nbs/20_experiments.ipynb #a4fa021b
 def make_mechanism(spec, params: dict):
     "Build a mechanism from a registry name, a class or a factory, with `params`."
     if isinstance(spec, str): return get_mechanism(spec, **params)
     if callable(spec): return spec(**params)
     raise TypeError(f"mechanism spec={spec!r} is not allowed: it must be a registry name, a Mechanism class or a factory")
 
+# %% ../nbs/20_experiments.ipynb #85b983e2
 def resolve_metric(m) -> tuple[str, Callable]:
     "`(name, fn)` from a metric name (via `wevent_nb.metrics.get_metric`) or a `(name, callable)` pair."
     if isinstance(m, str):
@@ -376,6 +375,7 @@ def records_to_frame(records, param_names=None) -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=cols)
     return df.astype({"rep": "int64", "seed": "int64", "value": "float64", "seconds": "float64", "ledger_ok": "bool", "private": "bool"})
 
+# %% ../nbs/20_experiments.ipynb #d436c7f3
 def param_columns(df: pd.DataFrame) -> list[str]:
     "The swept-parameter columns of a tidy results frame."
     return [c for c in df.columns if c not in STD_COLS]
@@ -435,8 +435,11 @@ def _dump_job(job) -> str:
 
 # %% ../nbs/20_experiments.ipynb #6d9c2c62
 SCHEDULER_ENV = "WEVENT_NB_SCHEDULER"   # a Dask scheduler address: run_grid's own pools go to that cluster instead
+
+# %% ../nbs/20_experiments.ipynb #8da37214
 CONNECT_TIMEOUT = 10                    # seconds to reach a scheduler: a wrong address fails fast, a busy one still answers
 
+# %% ../nbs/20_experiments.ipynb #d3440f58
 def dask_client(address: str):
     "A `dask.distributed.Client` connected to the scheduler at `address` (needs the `dask` extra)."
     try: from distributed import Client
@@ -452,15 +455,18 @@ def _dask_task(job: _Job, cells: list) -> list:
     "Dask worker entry point: the scheduler gives each worker the scattered job once, then a chunk of cells per task."
     return job.run_many(cells)
 
+# %% ../nbs/20_experiments.ipynb #5370e807
 CHUNKS_PER_WORKER = 4   # tasks per worker at least, so that the last ones even out the load
 CHUNK_MAX = 16          # cells per task at most: what a killed worker takes with it, and the progress bar's step
 
+# %% ../nbs/20_experiments.ipynb #40d6b4eb
 def n_workers(executor) -> int:
     "Workers behind an executor: a Dask cluster's threads, a pool's processes or threads (else the cores)."
     client = _client_of(executor)
     if client is not None: return max(1, sum(client.nthreads().values()))
     return getattr(executor, "_max_workers", None) or os.cpu_count() or 1
 
+# %% ../nbs/20_experiments.ipynb #290db877
 def chunk_size(n_cells: int, workers: int) -> int:
     "Cells per task: one task per cell costs a round trip each (about a millisecond on Dask), as much as a small cell's run."
     return max(1, min(CHUNK_MAX, n_cells // (CHUNKS_PER_WORKER * workers)))
@@ -684,21 +690,34 @@ def plot_vs(df: pd.DataFrame, x: str = "eps", metric: str = "MRE", hue: str = "m
 
 # %% ../nbs/20_experiments.ipynb #e83cae96
 CLAIM_COLS = ["claim", "paper says", "measured", "tolerance", "verdict", "why"]
+
+# %% ../nbs/20_experiments.ipynb #04fbaf3e
 VERDICTS = ("reproduced", "differs", "refuted", "inconclusive")
 Z_CLAIM = 3.0        # z of every verdict: 3 sd (numbers) or 3 standard errors (directions), derived above
 MEANINGFUL = 0.25    # a number a quarter away from the paper's is meaningfully different: a tenth of a decade on the papers' log-scale axes
 REPS_REACH = 1000    # repetitions beyond any run here or in the papers (1 to 20): a power note asking more says repetitions cannot decide
+
+# %% ../nbs/20_experiments.ipynb #8c3cb208
 FOLLOW_UP_POWER_Z = 1.0  # a follow-up runs the repetitions that put the pilot's estimate z + 1 SE clear: 84% power if it is the truth
+
+# %% ../nbs/20_experiments.ipynb #ce1b6105
 LOOKS = 3            # a row is looked at 3 times at most (the pilot, two follow-ups); each follow-up tests at the Bonferroni z over the looks
+
+# %% ../nbs/20_experiments.ipynb #ebe7d9b0
 MOST = 0.5           # "most": more than half of the cells
 GENERALLY = 0.75     # a plain general sentence ("X is better than Y"): at least 3 of 4 of the paper's cells hold (see below)
 QUANTIFIERS = ("every", "most", "some", "generally")
 ROW_COLS = ["origin", "setting", "cause"]   # after CLAIM_COLS in the rows of claim_*; a table written before them lacks them
 ORIGINS = ("paper", "ours")                 # the paper's claim, or our sharper reading of it ("by far" = 10x, "implied", ...)
 SETTINGS = ("paper", "stand-in", "corrected")   # measured in the paper's setting, on stand-in data, or on a corrected algorithm
+
+# %% ../nbs/20_experiments.ipynb #f2d27d5f
 CAUSES = ("our error", "the paper's error", "stand-in data", "the authors' code", "inferred by us", "not determined")
+
+# %% ../nbs/20_experiments.ipynb #bf5eb79e
 QUALIFIED = {"stand-in": "not reproduced on the stand-in", "corrected": "differs once corrected"}   # how refuted/differs read off the paper's setting
 
+# %% ../nbs/20_experiments.ipynb #a3a14ba0
 def check_cause(cause, name: str = "cause") -> str:
     "`cause` checked: '' (None) for none, else '<one of CAUSES>: <the evidence, or what would determine it>'."
     if cause is None or cause == "": return ""
@@ -1055,6 +1074,7 @@ class ClaimsView:
                          f"{VERDICT_MARKS[reads][0]} {s[0]} | paper: {s[1]} | measured: {s[2]} ({s[3]}) | {reads}: {s[5]}")
         return "\n".join(lines)
 
+# %% ../nbs/20_experiments.ipynb #4ffaf1ce
 def show_claims(table, smoke: bool = False) -> ClaimsView:
     """Display a claims table whole, left-aligned, with marked verdicts (a DataFrame from `claims_table`, or its rows);
     `smoke=True` for a run below paper scale: its numbers only, no verdicts."""
@@ -1231,6 +1251,7 @@ def _eps_options(eps, eps_values=None) -> list:
 # %% ../nbs/20_experiments.ipynb #34dae070
 Y_LABEL = {"histogram": "count", "personalized": "count", "categorical": "frequency", "numeric": "mean", "scalar": "value"}
 
+# %% ../nbs/20_experiments.ipynb #1424c666
 class Explorer(widgets.VBox):
     "Widget: a mechanism's release against the truth and its ledger's window use, driven by eps/w sliders and a method menu."
     def __init__(self, mechanisms, stream, eps=1.0, w=10, truth=None, rng=0, eps_values=None, **fixed):

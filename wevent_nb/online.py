@@ -16,11 +16,8 @@ from .core import Mechanism, PrivacyBudgetExceeded, UnprovenConfiguration, as_rn
 from .primitives import ExactLaplace
 
 # %% auto #0
-__all__ = ['KEY_ENV', 'STATE_SCHEMA', 'CHECKPOINT_REPLAY', 'CHECKPOINT_BYTES', 'CHECKPOINT_FLOOR', 'CHECKPOINT_SECONDS_FLOOR',
-           'NOISES', 'JOURNAL_LAYOUT', 'RELEASE_KINDS', 'NUMBER_GRAMMAR', 'StateExists', 'StateMismatch',
-           'StateInvalid', 'StateLocked', 'SessionRefused', 'state_key_path', 'StateStore', 'Step', 'session_config',
-           'check_seed_rule', 'JournalInvalid', 'release_digest', 'Journal', 'fresh_noise', 'Session', 'release_stream',
-           'release_status']
+__all__ = ['NOISES', 'StateExists', 'StateMismatch', 'StateInvalid', 'StateLocked', 'SessionRefused', 'StateStore', 'Step',
+           'check_seed_rule', 'JournalInvalid', 'Journal', 'Session', 'release_stream', 'release_status']
 
 # %% ../nbs/06_online.ipynb #04ecde87
 class StateExists(Exception):
@@ -257,6 +254,7 @@ def _jsonable(v):
 
 NOISES = ("float", "exact")   # numpy's floating-point Laplace (simulation), or exact discrete Laplace (primitives.ExactLaplace)
 
+# %% ../nbs/06_online.ipynb #28fb8428
 def session_config(mech: Mechanism, start_kw: dict, seeded: bool, noise: str = "float") -> dict:
     "What identifies a stream: the mechanism, its parameters, its start arguments, its noise, and whether the noise is seeded."
     return dict(mechanism=type(mech).__qualname__, module=type(mech).__module__, params=_jsonable(mech.params),
@@ -276,6 +274,7 @@ def check_seed_rule(config: dict, seeded: bool, where, how: str = "rng=SEED") ->
 class JournalInvalid(StateInvalid):
     "A journal that cannot be trusted: not a journal, a record not signed by this installation's key, records out of order, or damage before its end."
 
+# %% ../nbs/06_online.ipynb #c14eae0e
 JOURNAL_LAYOUT = "wevent_nb-journal-1"   # each record's first word: the journal's layout (another is refused, not guessed at)
 _JLINE = re.compile(rb"(\S+) (start|step|drop) ([0-9a-f]{16}) (-?[0-9]+) ([0-9a-f]{64}) ([0-9a-f]{64})\n")   # layout kind stream t digest mac
 
