@@ -14,16 +14,10 @@ from .core import (Mechanism, HistogramStream, CategoricalPopulation, NumericPop
                             ScalarStream, Ledger, Release, Relation, check_int, check_w, check_eps, check_positive, as_rng)
 
 # %% auto #0
-__all__ = ['SUPPORTED_KINDS', 'RELATION_STREAMS', 'PAIR_KINDS', 'N_QUANTILES', 'N_PATTERNS', 'N_AUDIT_USERS', 'EVENT_DOMAINS',
-           'N_AUDIT_NUMERIC', 'LEVELS', 'HEIGHTS', 'D_HIST', 'D_LOCAL', 'SHAPES', 'N_BOUNDARIES', 'BISECT_RUNS',
-           'MIN_GAP', 'SEARCH', 'N_SCREEN', 'SCREEN_SHARE', 'SCREEN_LEVEL', 'N_KEEP', 'SELECT_SHARE', 'CLAIMS',
-           'cp_lower', 'cp_upper', 'loss_lower_bound', 'Pair', 'reference', 'neighbours', 'changed_timestamps',
-           'pair_source', 'pair_change', 'claimed_eps', 'neighbour_pairs', 'user_pairs', 'numeric_pairs',
-           'personalized_pairs', 'event_pairs', 'booked', 'simulate', 'features', 'patterns', 'Event',
-           'candidate_counts', 'oriented', 'AuditResult', 'default_pairs', 'random_pairs', 'Jump', 'jump_families',
-           'Boundary', 'find_boundary', 'ToyRawThreshold', 'search_pairs', 'screen', 'audit', 'ToyLocalMean',
-           'ToyPersonalized', 'ToyEventLaplace', 'ToyLocalMeanHalfNoise', 'ToyPersonalizedLargest',
-           'ToyEventLaplaceHalfNoise']
+__all__ = ['loss_lower_bound', 'Pair', 'reference', 'neighbours', 'changed_timestamps', 'pair_source', 'claimed_eps',
+           'neighbour_pairs', 'user_pairs', 'numeric_pairs', 'personalized_pairs', 'event_pairs', 'booked', 'simulate',
+           'AuditResult', 'default_pairs', 'random_pairs', 'Jump', 'jump_families', 'Boundary', 'find_boundary',
+           'ToyRawThreshold', 'search_pairs', 'screen', 'audit', 'ToyLocalMean', 'ToyPersonalized', 'ToyEventLaplace']
 
 # %% ../nbs/05_audit.ipynb #12d5df8e
 def cp_lower(k, n, a):
@@ -58,6 +52,7 @@ class Pair:
     @property
     def kind(self) -> str: return self.x0.kind
 
+# %% ../nbs/05_audit.ipynb #7fd11d2c
 def reference(s) -> np.ndarray:
     "What a mechanism releases on `s`, as (T, d): counts (histogram, personalized), frequencies (categorical), the mean (numeric), the value (scalar)."
     if isinstance(s, (HistogramStream, PersonalizedPopulation)): return np.asarray(s.counts, float)
@@ -66,8 +61,10 @@ def reference(s) -> np.ndarray:
     if isinstance(s, ScalarStream): return s.values[:, None]
     raise ValueError(f"pair holds a {type(s).__name__}: supported stream kinds are {SUPPORTED_KINDS}")
 
+# %% ../nbs/05_audit.ipynb #48330a64
 SUPPORTED_KINDS = ("histogram", "categorical", "numeric", "personalized", "scalar")
 
+# %% ../nbs/05_audit.ipynb #2ed4997c
 def _one_user(x0, x1) -> tuple[np.ndarray, int]:
     "Timestamps where the one differing user's values differ, and that user; ValueError unless at most one user differs."
     a, b = x0.values, x1.values
@@ -80,6 +77,7 @@ def _one_user(x0, x1) -> tuple[np.ndarray, int]:
 def _same_domain(x0, x1):
     if (x0.lo, x0.hi) != (x1.lo, x1.hi): raise ValueError(f"pair must hold streams of one domain, got [{x0.lo}, {x0.hi}] and [{x1.lo}, {x1.hi}]")
 
+# %% ../nbs/05_audit.ipynb #2ee4febe
 def neighbours(x0, x1, w) -> tuple[np.ndarray, int]:
     "The changed timestamps of (x0, x1) and the ledger account that pays for them; ValueError unless they are neighbours (see the table)."
     w = check_w(w)
@@ -107,12 +105,15 @@ def neighbours(x0, x1, w) -> tuple[np.ndarray, int]:
     if t[-1] - t[0] >= w: raise ValueError(f"pair is not w-neighbouring: changes span timestamps {t[0]}..{t[-1]}, more than w={w} (allowed: within w consecutive timestamps)")
     return t, account
 
+# %% ../nbs/05_audit.ipynb #5c61eb2e
 def changed_timestamps(x0, x1, w) -> np.ndarray:
     "The timestamps where x0 and x1 differ; ValueError unless they are neighbours (one record, one user or one event, within the window)."
     return neighbours(x0, x1, w)[0]
 
+# %% ../nbs/05_audit.ipynb #d395b893
 RELATION_STREAMS = {"record": ("histogram",), "user": ("categorical", "numeric"), "personalized": ("personalized",), "event": ("scalar",)}
 
+# %% ../nbs/05_audit.ipynb #982b6d7d
 def pair_source(mech) -> str:
     "Which pairs the auditor draws for `mech`: its relation's kind ('record', 'user', 'personalized' or 'event'), checked against its stream kind."
     kind, r = mech.stream_kind, mech.relation
@@ -122,16 +123,17 @@ def pair_source(mech) -> str:
                          f"{[k for k, v in RELATION_STREAMS.items() if kind in v]}), got {r!r}")
     return r.kind
 
+# %% ../nbs/05_audit.ipynb #e073d73b
 def pair_change(pair) -> str:
     "How a pair's unit differs: 'add/remove' for histograms (L1 <= 1 per timestamp: a record in or out), else 'substitute' (populations and scalar streams hold a value for every user and event)."
     return "add/remove" if isinstance(pair.x0, HistogramStream) else "substitute"
 
+# %% ../nbs/05_audit.ipynb #461eb377
 def claimed_eps(mech, pair) -> float:
     "The eps `mech.relation` gives for the pair: at the changed user's own eps_u (personalized), else at eps; twice that for a substitution under an add/remove relation."
     if pair.kind not in RELATION_STREAMS[pair_source(mech)]: raise ValueError(f"pair holds {pair.kind} streams, {type(mech).__name__} takes {mech.stream_kind} streams")
     base = float(pair.x0.eps[neighbours(pair.x0, pair.x1, mech.w)[1]]) if isinstance(pair.x0, PersonalizedPopulation) else float(mech.eps)
     return mech.relation.eps(base, pair_change(pair))
-
 
 # %% ../nbs/05_audit.ipynb #99913372
 PAIR_KINDS = ("one", "run", "step", "repeat")
@@ -143,6 +145,7 @@ def _bases(T, d, level, height):
     rep = flat.copy(); rep[1::2, 0] += height
     return {"flat": flat, "step": step, "repeat": rep}
 
+# %% ../nbs/05_audit.ipynb #342e82e3
 def neighbour_pairs(T, d, w, kinds=PAIR_KINDS, level=2.0, height=6.0) -> list[Pair]:
     "w-neighbouring pairs of short histogram streams: one change, a run of min(w, T), and decision flippers (a step, repeated steps)."
     T, d, w = check_int(T, "T", minimum=2), check_int(d, "d", minimum=1), check_w(w)
@@ -349,6 +352,7 @@ def _rich(N, eps) -> np.ndarray:
     "Personalized budgets of the audit's populations: users alternate between eps and 2 eps (user 0 has eps)."
     return np.where(np.arange(N) % 2 == 1, 2 * eps, eps)
 
+# %% ../nbs/05_audit.ipynb #5fbe2d4f
 def default_pairs(mech) -> list[Pair]:
     "The fixed pairs `mech.relation` asks for (`pair_source`): records T = clip(2w, 6, 12) (>= w), d = 1; events the same T, on each of EVENT_DOMAINS; users 20 (numeric 1), d = 2, T = clip(w + 2, 4, 8) (>= w)."
     w, source = mech.w, pair_source(mech)
@@ -370,6 +374,7 @@ D_HIST = (1, 2, 4)        # histogram dimensions: one bin, and a few (the change
 D_LOCAL = (2, 4)          # categories of the categorical and personalized populations
 SHAPES = ("flat", "step", "spike", "repeat")   # histogram bases: the shapes of `neighbour_pairs`, at random levels, heights and positions
 
+# %% ../nbs/05_audit.ipynb #fd21b5e7
 def _loguniform(g, lo, hi, size=None):
     "Draws log-uniform in [lo, hi]."
     return np.exp(g.uniform(np.log(lo), np.log(hi), size))
@@ -383,6 +388,7 @@ def _window(g, T, w, at=None) -> tuple[int, int]:
     s = int(at) if at is not None and g.random() < 0.5 else int(g.integers(T))
     return s, s + int(g.integers(1, min(w, T - s) + 1))
 
+# %% ../nbs/05_audit.ipynb #90286d4a
 def _hist_pair(g, T, w) -> Pair:
     "A random histogram pair: the base's levels and jump (shape, height, direction, position, bin); the changed window, bin and sign."
     d = int(g.choice(D_HIST))
@@ -398,6 +404,7 @@ def _hist_pair(g, T, w) -> Pair:
     base = f"level {lev[j]:g}" + ("" if shape == "flat" else f", {shape} {'up' if up else 'down'} {h:g} at t={p}")
     return Pair(HistogramStream(x0), HistogramStream(x1), f"{base} (bin {j} of d={d}, T={T}); {sign:+g} at {_span(s, e)}, bin {b}")
 
+# %% ../nbs/05_audit.ipynb #d5b38633
 def _user_values(g, N, T, d, w) -> tuple[np.ndarray, np.ndarray, int, str]:
     "Random categorical values (N, T) of a pair: the others per timestamp from random frequencies (flat, or a step), one user changed over a window."
     p = int(g.integers(1, T))
@@ -410,6 +417,7 @@ def _user_values(g, N, T, d, w) -> tuple[np.ndarray, np.ndarray, int, str]:
     others = "flat" if f1 is f0 else f"step at t={p}"
     return v0, v1, u, f"N={N} d={d}, others {others}; user {u}: {v0[u, s:e].tolist()} -> {v1[u, s:e].tolist()} at {_span(s, e)}"
 
+# %% ../nbs/05_audit.ipynb #9ca23726
 def _numeric_pair(g, N, T, w, lo=0.0, hi=1.0) -> Pair:
     "Random numeric populations: each user flat, a step or random; user 0's values changed over a window, to the domain's ends or at random."
     t = np.arange(T)
@@ -422,6 +430,7 @@ def _numeric_pair(g, N, T, w, lo=0.0, hi=1.0) -> Pair:
     return Pair(NumericPopulation(v0, lo, hi), NumericPopulation(v1, lo, hi),
                 f"N={N}; user 0: {np.round(v0[0, s:e], 3).tolist()} -> {np.round(v1[0, s:e], 3).tolist()} at {_span(s, e)}")
 
+# %% ../nbs/05_audit.ipynb #7f3f9184
 def _scalar_pair(g, T, lo=0.0, hi=1.0) -> Pair:
     "Random event-level scalar streams: a flat, step, ramp or random base; one timestamp changed, to the domain's ends or at random."
     shape, a, b, p = str(g.choice(("flat", "step", "ramp", "random"))), g.uniform(lo, hi), g.uniform(lo, hi), int(g.integers(1, T))
@@ -432,6 +441,7 @@ def _scalar_pair(g, T, lo=0.0, hi=1.0) -> Pair:
     base = {"flat": f"flat {a:.3g}", "step": f"step {a:.3g} -> {b:.3g} at t={p}", "ramp": f"ramp {a:.3g} -> {b:.3g}", "random": "random"}[shape]
     return Pair(ScalarStream(v0, lo, hi), ScalarStream(v1, lo, hi), f"{base} (T={T}); {v0[t]:.3g} -> {v1[t]:.3g} at t={t}")
 
+# %% ../nbs/05_audit.ipynb #4c5ec0b5
 def random_pairs(mech,   # the mechanism: its stream kind, w and (personalized) eps shape the pairs
                  n,      # how many pairs to draw
                  rng=0,  # seed (int, SeedSequence or None): the same seed draws the same pairs
@@ -458,6 +468,7 @@ N_BOUNDARIES = 2      # jump families bisected per audit: two random levels, pos
 BISECT_RUNS = 16      # runs per bisection step: a noise-free decision shows in every run, a noisy one is located near its middle
 MIN_GAP = 0.5         # a boundary lies in the range when a decision's frequency moves by at least this much from height 0 to the largest
 
+# %% ../nbs/05_audit.ipynb #eb494c78
 @dataclass(eq=False)
 class Jump:
     "A family of streams with a jump of height h in 0..H at timestamp t: `stream(h)`, and `pair(h_lo, h_hi)` straddling a boundary h_lo|h_hi."
@@ -498,6 +509,7 @@ class Jump:
             what = f"N={x0.shape[0]} d={self.d}, {h_lo} users {self.base[0, 0]} -> {self.j} at t={self.t} ({self.shape}); user {u}: {x0[u, self.t]} -> {self.j} at t={self.t}"
         return Pair(self._stream(x0), self._stream(x1), f"boundary {h_lo:g}|{h_hi:g}: {what}")
 
+# %% ../nbs/05_audit.ipynb #5eff0cd1
 def jump_families(mech,   # the mechanism: its stream kind, w and (personalized) eps shape the families
                   n,      # how many families to draw
                   rng=0,  # seed (int, SeedSequence or None)
@@ -518,6 +530,7 @@ def jump_families(mech,   # the mechanism: its stream kind, w and (personalized)
                             tuple(int(i) for i in g.permutation(N)), _rich(N, mech.eps) if pers else None, np.full(N, w) if pers else None))
     return out
 
+# %% ../nbs/05_audit.ipynb #201aac54
 @dataclass(frozen=True)
 class Boundary:
     "A located decision boundary: heights h_lo | h_hi = h_lo + 1 at which the frequency of a decision (`channel` at timestamp `t`) is f_lo and f_hi."
@@ -529,10 +542,12 @@ class Boundary:
     f_hi: float               # ... and at height H (the side of h_hi)
     runs: int                 # runs the bisection took
 
+# %% ../nbs/05_audit.ipynb #ccce68e6
 def _decisions(est, pub) -> np.ndarray:
     "Per run, the decisions: published at each t, then whether the release changed from t - 1 to t (t >= 1)."
     return np.concatenate([pub, np.any(est[:, 1:] != est[:, :-1], axis=2)], 1).astype(float)
 
+# %% ../nbs/05_audit.ipynb #79c1e9b7
 def find_boundary(mech,              # the mechanism
                   jump,              # a `Jump` family of streams
                   rng=0,             # seed (int, SeedSequence or None) of the runs
@@ -587,6 +602,7 @@ def _search(mech, search, ss) -> tuple[list[Pair], int]:
             if b is not None: cands.append(jump.pair(b.h_lo, b.h_hi))
     return cands, runs
 
+# %% ../nbs/05_audit.ipynb #ab89ae0b
 def search_pairs(mech,            # the mechanism (it is run to locate the boundaries)
                  search=SEARCH,   # random pairs to draw; 0: the fixed pairs only
                  rng=0,           # seed (int, SeedSequence or None)
@@ -652,6 +668,7 @@ def _runs(mech, pairs, n, seed, book=False):
 
 CLAIMS = ("eps", "ledger")
 
+# %% ../nbs/05_audit.ipynb #82e85d11
 def audit(mechanism,        # a Mechanism, or a factory returning one
           pairs=None,       # the pairs to try (no search); None: search them
           n_runs=2000,      # fresh final runs per side that bound the chosen events
@@ -740,6 +757,7 @@ class ToyEventLaplace(Mechanism):
         led = Ledger.events(s.T, self.eps).spend_ranges(t, self.eps, t, t + 1)   # event t pays eps at t
         return Release(est, np.ones(s.T, bool), led, self.name, self.params)
 
+# %% ../nbs/05_audit.ipynb #185f1035
 class ToyLocalMeanHalfNoise(ToyLocalMean):
     "Broken: half the noise its ledger books."
     name, noise_share = "ToyLocalMeanHalfNoise", 0.5

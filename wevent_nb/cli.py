@@ -10,15 +10,8 @@ import argparse, ast, contextlib, datetime, html, json, os, re, shutil, sqlite3,
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['PAPER_RE', 'CROSS_PAPER_RE', 'KERNEL_TCP_WARNING', 'MATHJAX_VERSION', 'MATHJAX_WHEEL', 'MATHJAX_SKIP',
-           'REPORT_MATHJAX_SKIP', 'REMOTE', 'WIDGET_VIEW', 'CALLOUT', 'CALLOUT_ICONS', 'SOURCE_LINK', 'REPORT_TEMPLATE',
-           'QUICK_REPORT_SECONDS', 'QUICK_REPORT_MEASURED', 'SPREAD_WHY', 'REPORT_PARAM_MIN', 'COMMANDS',
-           'CHECK_RUNS_MIN', 'paper_id', 'has_parameters_cell', 'find_notebooks', 'forward_stderr',
-           'quiet_kernel_manager', 'run_report', 'MathJaxUnavailable', 'cache_home', 'mathjax_dir', 'copy_mathjax',
-           'notebook_info', 'split_directives', 'callouts_as_quotes', 'source_links_as_html', 'report_notebook',
-           'report_mathjax_head', 'export_html', 'write_index', 'last_run_seconds', 'report_estimate', 'reproduce',
-           'scheduler_env', 'at_least', 'ReportParam', 'folder_problem', 'output_problem', 'terminal_width', 'shorten',
-           'fit_table', 'build_parser', 'main']
+__all__ = ['run_report', 'MathJaxUnavailable', 'cache_home', 'mathjax_dir', 'copy_mathjax', 'notebook_info', 'export_html',
+           'reproduce', 'main']
 
 # %% ../nbs/30_cli.ipynb #fdf3a66b
 PAPER_RE = re.compile(r"^1(\d)_.*\.ipynb$")
@@ -79,6 +72,7 @@ def quiet_kernel_manager():
             finally: os.close(w)            # the kernel holds its copy; the thread ends when the kernel does
     return QuietKernelManager
 
+# %% ../nbs/30_cli.ipynb #835c3bcd
 def run_report(nb, out_dir, parameters: dict, cwd=None, kernel: str = "python3", timeout: float | None = None) -> dict:
     "Execute one notebook with papermill into `out_dir` (ipynb + html); return its status record."
     import papermill as pm
@@ -115,13 +109,16 @@ REPORT_MATHJAX_SKIP = re.compile(r"^(?!tex-svg\.js$)[^/]*\.js$|^output$")
 # Any script, stylesheet, image or frame loaded from another host
 REMOTE = re.compile(r'<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)="(?:https?:)?//[^"]*"[^>]*>', re.I)
 
+# %% ../nbs/30_cli.ipynb #569a64d1
 class MathJaxUnavailable(RuntimeError):
     "MathJax is not in the cache and no package registry could provide it."
 
+# %% ../nbs/30_cli.ipynb #4b980514
 def cache_home() -> Path:
     "Where wevent_nb caches downloads: $WEVENT_NB_CACHE, else ~/.cache/wevent_nb."
     return Path(os.environ.get("WEVENT_NB_CACHE") or Path.home() / ".cache" / "wevent_nb")
 
+# %% ../nbs/30_cli.ipynb #a7a18b20
 def mathjax_dir(fetch: bool = True, log=print) -> Path:
     "The cached MathJax es5 folder (with tex-chtml.js and tex-svg.js), fetched from npm or PyPI on first use."
     import shutil, tempfile
@@ -154,9 +151,11 @@ def mathjax_dir(fetch: bool = True, log=print) -> Path:
     log(f"MathJax {MATHJAX_VERSION} cached in {dest}")
     return dest
 
+# %% ../nbs/30_cli.ipynb #b93401fa
 def _safe_members(names: list[str], prefix: str) -> list[str]:
     return [n for n in names if n.startswith(prefix) and ".." not in n.split("/") and not n.startswith("/")]
 
+# %% ../nbs/30_cli.ipynb #ecce3eaa
 def _from_npm(tmp: Path, stage: Path) -> None:
     import shutil, subprocess, tarfile
     npm = shutil.which("npm")
@@ -172,6 +171,7 @@ def _from_npm(tmp: Path, stage: Path) -> None:
     shutil.move(str(tmp / "npm" / "package" / "es5"), str(stage))
     shutil.copy(tmp / "npm" / "package" / "LICENSE", stage / "LICENSE")
 
+# %% ../nbs/30_cli.ipynb #a6a2781d
 def _from_wheel(tmp: Path, stage: Path) -> None:
     import subprocess, zipfile
     r = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "-q",
@@ -189,6 +189,7 @@ def _from_wheel(tmp: Path, stage: Path) -> None:
             to.write_bytes(z.read(name))
     (stage / "LICENSE").write_text("MathJax is distributed under the Apache License 2.0: https://github.com/mathjax/MathJax\n")
 
+# %% ../nbs/30_cli.ipynb #9996e538
 def copy_mathjax(src: Path, dest: Path, skip: re.Pattern = MATHJAX_SKIP) -> None:
     "Copy the parts of MathJax's es5 folder `src` whose top-level names `skip` does not match into `dest`."
     import shutil
@@ -350,6 +351,7 @@ def report_mathjax_head(src: str) -> str:
               "options: {ignoreHtmlClass: 'tex2jax_ignore|wn-code'}};")
     return f'<script>{config}</script>\n<script id="MathJax-script" defer src="{html.escape(src)}"></script>'
 
+# %% ../nbs/30_cli.ipynb #b3412327
 def export_html(ipynb, html_path, mathjax: bool = True) -> Path:
     "Render an executed notebook as a report page (see above): images embedded, code folded, MathJax in `_static/mathjax`."
     import nbformat
@@ -391,6 +393,7 @@ def _index_paper(r: dict, out_dir: Path) -> tuple[str, str]:
     except Exception as e: counts = f"counts unreadable: {type(e).__name__}: {e}"
     return paper, f'<a href="{esc(href)}">{esc(md.name)}</a><br>{esc(counts)}'
 
+# %% ../nbs/30_cli.ipynb #2f21bafd
 def _own_verdicts(records: list[dict]) -> str:
     "What the reports themselves show of the claims: verdicts at paper scale only (a quick run is a smoke run)."
     scales = {(r.get("parameters") or {}).get("scale", "quick") for r in records}
@@ -398,6 +401,7 @@ def _own_verdicts(records: list[dict]) -> str:
     if "paper" not in scales: return "this run is a smoke run below paper scale: its reports show their numbers, without verdicts"
     return "the paper-scale reports of this run show their own verdicts; the others are smoke runs, their numbers without verdicts"
 
+# %% ../nbs/30_cli.ipynb #1ef0c7d2
 def write_index(out_dir, records: list[dict], title: str = "wevent_nb reports") -> Path:
     """Write `<out_dir>/index.html`: one row per report with the paper (the notebook's heading, authors, title and venue
     where the notebook states them), its committed claims table (`claims/00N_*.md`) with the verdict counts of its CSV,
@@ -425,6 +429,7 @@ body{{font-family:system-ui,sans-serif;margin:2em}} table{{border-collapse:colla
     p = Path(out_dir) / "index.html"; p.write_text(page, encoding="utf-8")
     return p
 
+# %% ../nbs/30_cli.ipynb #705cf87d
 # Each notebook's quick-scale report time, measured with `make reports` on main at c582aca in a fresh clone on the 2-core
 # machine: used until a run in the output folder records its own. A notebook not listed gets no estimate, not a guess.
 QUICK_REPORT_SECONDS = {"10_ldp_ids": 141, "11_spas": 97, "12_capp": 88, "13_pbd_pba": 76, "14_delay": 65, "21_benchmark": 165}
@@ -437,6 +442,7 @@ def last_run_seconds(ipynb, scale: str) -> float | None:
     ok = not pm.get("exception") and (pm.get("parameters") or {}).get("scale") == scale
     return float(pm["duration"]) if ok and isinstance(pm.get("duration"), (int, float)) else None
 
+# %% ../nbs/30_cli.ipynb #30f64a55
 def report_estimate(nbs, out, scale: str) -> str:
     "One line: about how long the reports of `nbs` take, from their last runs in `out`, else the quick-run figures above."
     recorded = {nb.stem: last_run_seconds(Path(out) / nb.name, scale) for nb in nbs}
@@ -449,6 +455,7 @@ def report_estimate(nbs, out, scale: str) -> str:
     return (f"{head}: about {max(1, round(sum(known.values()) / 60))} min" + (f" for {len(known)} of them" if unknown else "")
             + f" ({', '.join(src)})" + (f"; no recorded time for {', '.join(unknown)}" if unknown else ""))
 
+# %% ../nbs/30_cli.ipynb #15c99bc0
 def reproduce(nbs_dir="nbs", out="reports", paper=None, scale="quick", params: dict | None = None, foundation=False,
               kernel="python3", timeout=None, scheduler: str | None = None, log=print) -> list[dict]:
     "Run every report notebook through papermill into `out` and write the index; return the status records."
@@ -561,6 +568,7 @@ def _cmd_list(args) -> int:
     rows = [(i.name, i.paper, i.stream_kind, i.summary) for i in infos]
     print(fit_table(rows, ["name", "paper", "stream kind", "summary"], sys.maxsize if args.long else None, shrink=["summary", "paper"])); return 0
 
+# %% ../nbs/30_cli.ipynb #c221f3df
 def _cmd_datasets(args) -> int:
     try: from wevent_nb import data
     except ImportError as e: print(f"wevent-nb datasets: the data module is not available ({e})", file=sys.stderr); return 1
@@ -574,6 +582,7 @@ def _cmd_datasets(args) -> int:
     cols = [c for c in ("name", "papers", "kind", "available", "path", "description") if c in df.columns]
     print(fit_table(df[cols].itertuples(index=False), cols, shrink=["description"], paths=["path"])); return 0
 
+# %% ../nbs/30_cli.ipynb #57a88b95
 def _cmd_reproduce(args) -> int:
     params = {k: parse_value(v) for k, v in (args.param or [])}
     try: recs = reproduce(args.notebooks_dir, args.out, args.paper, args.scale, params, args.foundation, args.kernel, args.timeout, args.scheduler)
@@ -584,6 +593,7 @@ def _cmd_reproduce(args) -> int:
     print(f"{len(recs) - len(bad)}/{len(recs)} report(s) ok; index: {Path(args.out) / 'index.html'}")
     return 1 if bad else 0
 
+# %% ../nbs/30_cli.ipynb #65a2e322
 def _cmd_bench(args) -> int:
     "Check the arguments against the file system and open the store before any computing; then `_bench`."
     from wevent_nb.experiments import ResultStore
@@ -595,6 +605,7 @@ def _cmd_bench(args) -> int:
     except sqlite3.DatabaseError as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 1
     with contextlib.closing(st): return _bench(args, st)
 
+# %% ../nbs/30_cli.ipynb #f74a81f8
 def _bench(args, store) -> int:
     from wevent_nb import benchmark as B
     from wevent_nb.validation import check_choice
@@ -636,6 +647,7 @@ def _bench(args, store) -> int:
     if not df["ledger_ok"].all(): print("some ledger checks failed", file=sys.stderr); return 1
     return 0
 
+# %% ../nbs/30_cli.ipynb #4161d359
 def _cmd_check(args) -> int:
     "Build the mechanism (a bad spec or parameter: exit 2), print the verdict table of its three checks; exit 1 when one fails."
     from wevent_nb.contract import CHECK_EPS, CHECK_W, build_mechanism, check_mechanism, load_mechanism
@@ -650,6 +662,7 @@ def _cmd_check(args) -> int:
     print(f"verdict: {'FAIL (' + ', '.join(failed) + ')' if failed else 'pass'} in {time.perf_counter() - t0:.1f} s")
     return 1 if failed else 0
 
+# %% ../nbs/30_cli.ipynb #e23b24cc
 def _cmd_release(args) -> int:
     "Release a stream (exit 0; 1 at run time: files that disagree, bad lines; 2: flags no input makes right; 130: Ctrl-C), or print --status."
     try:
@@ -671,6 +684,7 @@ def _cmd_release(args) -> int:
           + (" (resumed)" if res["resumed"] else ""), file=sys.stderr)
     return 1 if res["bad"] else 0
 
+# %% ../nbs/30_cli.ipynb #91581750
 def _print_status(s: dict) -> int:
     "Print a stream's status (online.release_status), one fact a line."
     print(f"mechanism: {s['mechanism']} {json.dumps(s['params'], sort_keys=True)}; noise {s['noise']}{', SEEDED' if s['seeded'] else ''}; start {json.dumps(s['start'])}")
@@ -684,9 +698,11 @@ def _print_status(s: dict) -> int:
         else: print(f"journal: {j['path']}: last t {j['last_t']} (the state's last: {s['next_t'] - 1})" + (f"; {j['torn']} torn byte(s) at its end, set aside at the next resume" if j["torn"] else ""))
     return 0
 
+# %% ../nbs/30_cli.ipynb #0001f532
 COMMANDS = ("list", "datasets", "check", "bench", "reproduce", "release")
 CHECK_RUNS_MIN = 50   # the auditor's runs per side below which its bound says little (tools/trust_table.py's floor)
 
+# %% ../nbs/30_cli.ipynb #4345a098
 def build_parser() -> argparse.ArgumentParser:
     "The `wevent-nb` argument parser."
     p = argparse.ArgumentParser(prog="wevent-nb", description="w-event private stream release: registry, data sets, reports")
@@ -767,6 +783,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(fn=_cmd_release)
     return p
 
+# %% ../nbs/30_cli.ipynb #d72cba1f
 def main(argv=None) -> int:
     "Entry point of the `wevent-nb` command; returns the exit code."
     p = build_parser()

@@ -17,16 +17,15 @@ from .core import (check_int, check_fraction, check_eps, check_positive, check_w
                             NumericPopulation, PersonalizedPopulation, ScalarStream)
 
 # %% auto #0
-__all__ = ['LDP_IDS_MODELS', 'PBD_MODELS', 'PERIOD_MIN', 'PERIODIC_DEFAULTS', 'BENCHMARK_AMPLITUDES', 'BENCHMARK_PERIODS',
-           'BENCHMARK_BATCH', 'BENCHMARK_PERIODIC', 'STANDINS', 'ENV_VAR', 'DATASETS', 'ALIASES', 'PAPER_DATASETS',
-           'lns_probabilities', 'sin_probabilities', 'log_probabilities', 'binary_aggregate', 'binary_population',
-           'ldp_ids_synthetic', 'pbd_synthetic', 'budget_levels', 'window_levels', 'personalized_params',
-           'two_type_params', 'personalized_population', 'pbd_personalized_synthetic', 'spas_syn1', 'spas_syn2',
-           'spas_syn3', 'capp_constant', 'capp_pulse', 'capp_sinusoidal', 'capp_sin_data', 'periodic_stream',
-           'benchmark_periodic', 'list_generated', 'markov_population', 'standin', 'load_user_matrix',
-           'ChecksumMismatch', 'cache_dir', 'data_home', 'sha256_file', 'DatasetInfo', 'ShiftedHistogramStream',
-           'shift_offset', 'histogram_stream', 'signed_counts', 'get_dataset_info', 'fetch', 'dataset_path', 'load',
-           'list_datasets', 'scale_counts', 'expand_to_aggregate', 'expand_to_users']
+__all__ = ['LDP_IDS_MODELS', 'PBD_MODELS', 'BENCHMARK_AMPLITUDES', 'STANDINS', 'DATASETS', 'PAPER_DATASETS', 'lns_probabilities',
+           'sin_probabilities', 'log_probabilities', 'binary_aggregate', 'binary_population', 'ldp_ids_synthetic',
+           'pbd_synthetic', 'budget_levels', 'window_levels', 'personalized_params', 'two_type_params',
+           'personalized_population', 'pbd_personalized_synthetic', 'spas_syn1', 'spas_syn2', 'spas_syn3',
+           'capp_constant', 'capp_pulse', 'capp_sinusoidal', 'capp_sin_data', 'periodic_stream', 'benchmark_periodic',
+           'list_generated', 'markov_population', 'standin', 'load_user_matrix', 'ChecksumMismatch', 'cache_dir',
+           'data_home', 'DatasetInfo', 'ShiftedHistogramStream', 'shift_offset', 'histogram_stream', 'signed_counts',
+           'get_dataset_info', 'fetch', 'dataset_path', 'load', 'list_datasets', 'scale_counts', 'expand_to_aggregate',
+           'expand_to_users']
 
 # %% ../nbs/02_data.ipynb #56b69871
 def lns_probabilities(T: int = 800, p0: float = 0.05, sd: float = 0.0025, rng=None, round_decimals: int | None = None,
@@ -222,12 +221,14 @@ PERIODIC_DEFAULTS = dict(  # the Java Generator's constants and Experiment.runAr
     min_value=2.0,        # min_period_value = 2: the level that keeps the stream away from 0 ("avoid sparsity problems")
     start_spread=2.0)     # avg_deviation_period_value = 2.0: a period starts uniformly in [min_value, min_value + 2)
 
+# %% ../nbs/02_data.ipynb #5a36acad
 def _check_real(x, name, lo, allowed, strict=False):
     if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)) or not math.isfinite(float(x)) \
             or (float(x) <= lo if strict else float(x) < lo):
         raise ValueError(f"{name}={x!r} is not allowed: {name} must be {allowed}")
     return float(x)
 
+# %% ../nbs/02_data.ipynb #aadba895
 def _periodic_draw(T, period, basis, period_sd, min_value, start_spread, rng):
     x, t = np.empty(T), 0
     while t < T:
@@ -238,6 +239,7 @@ def _periodic_draw(T, period, basis, period_sd, min_value, start_spread, rng):
         t += L
     return x
 
+# %% ../nbs/02_data.ipynb #50366814
 def periodic_stream(T: int = 1000, period: int = 80, basis: float = 1.3, period_sd: float = 2.0, min_value: float = 2.0,
                     start_spread: float = 2.0, max_value: float | None = None, batch: int = 1, to_int: str | None = None,
                     rng=None, name: str = "") -> HistogramStream:
@@ -304,6 +306,8 @@ def periodic_stream(T: int = 1000, period: int = 80, basis: float = 1.3, period_
 
 # %% ../nbs/02_data.ipynb #3471a0a9
 BENCHMARK_AMPLITUDES = (10, 100, 1000, 10_000)   # desriredStreamMaxValues of Experiment.runArtificalExperiments
+
+# %% ../nbs/02_data.ipynb #7b347b6e
 BENCHMARK_PERIODS = (40, 60, 80, 100, 120)       # its pLen; Eval.java plots period 80 only (Figs. 2a-2b)
 BENCHMARK_BATCH = 100                            # num_iterations_per_Mechanism: the streams the scaling's maximum is taken over
 
@@ -315,6 +319,7 @@ def _preset(p, a):
 BENCHMARK_PERIODIC = {f"bench-p{p}-a{a}": _preset(p, a) for p in BENCHMARK_PERIODS for a in BENCHMARK_AMPLITUDES
                       if (p, a) != (40, 10_000)}   # its troughs fall below 0 (the Java's own stream: -5.07): not counts
 
+# %% ../nbs/02_data.ipynb #dc0f5b33
 def benchmark_periodic(name: str, rng=None, **overrides) -> HistogramStream:
     "The benchmark's periodic stream `name` (a key of BENCHMARK_PERIODIC); `overrides` replace periodic_stream's arguments (e.g. T)."
     if name not in BENCHMARK_PERIODIC: raise ValueError(f"name={name!r} is not allowed: name must be one of {', '.join(BENCHMARK_PERIODIC)}")
@@ -389,6 +394,7 @@ def load_user_matrix(path, d: int | None = None, missing: int = -1, name: str = 
 # %% ../nbs/02_data.ipynb #b7c4cc0e
 ENV_VAR = "WEVENT_NB_DATA"
 
+# %% ../nbs/02_data.ipynb #7d46d757
 class ChecksumMismatch(ValueError):
     "A data file's sha256 differs from the registry's (corrupted, truncated or a different version)."
 
@@ -410,6 +416,7 @@ def _search_dirs(path=None) -> list[Path]:
 
 _HASHES: dict = {}
 
+# %% ../nbs/02_data.ipynb #ce6deeb4
 def sha256_file(path) -> str:
     "Hex sha256 of a file (memoised on path, size and modification time)."
     p = Path(path); st = p.stat()
@@ -501,6 +508,7 @@ def _hist(a, name, negatives="clip", raw=False):
         a = np.maximum(a, 0)
     return HistogramStream(a, name)
 
+# %% ../nbs/02_data.ipynb #d3341897
 def _read_ilinet_table(path) -> pd.DataFrame:
     return _csv(path, skiprows=1, header=0, na_values=["X"])
 
@@ -529,6 +537,7 @@ def _read_matrix(path, info, raw=False, negatives="clip", columns=None):
     if columns is not None: df = df[list(columns)] if all(isinstance(c, str) for c in columns) else df.iloc[:, list(columns)]
     return _hist(df.to_numpy(float), f"SPAS {info.short}" if info.short else info.name, negatives, raw)
 
+# %% ../nbs/02_data.ipynb #d06bb406
 def _scalar(v, info, hi, raw):
     v = np.asarray(v, dtype=float)
     if raw: return v
@@ -548,6 +557,7 @@ def _read_delay_outpatient(path, info, artifact=False, hi=None, raw=False, colum
     if not artifact: df = df.drop_duplicates(["YEAR", "WEEK"], keep="first")
     return _scalar(df[column].to_numpy(float), info, hi, raw)
 
+# %% ../nbs/02_data.ipynb #a27a23e6
 def _read_capp(path, info, normalise=True, raw=False):
     from scipy.io import loadmat
     m = loadmat(path)
@@ -563,6 +573,7 @@ def _read_capp(path, info, normalise=True, raw=False):
 def _D(name, file, url, sha, papers, licence, desc, kind, reader, short="", period=None, mirror=None):
     return DatasetInfo(name, file, url, sha, tuple(papers), licence, desc, kind, short, period, mirror, reader)
 
+# %% ../nbs/02_data.ipynb #93177c74
 DATASETS: dict[str, DatasetInfo] = {d.name: d for d in [
     _D("spas-otp", "spas/old_data_ori__ILINet.csv", _URL_ILINET, "ae2511f86b77d36d500395227eec196fe6c1d8f42943642be086afa4931ddb79",
        ["SPAS"], _PD, "CDC ILINet national weekly ILITOTAL (SPAS 'Otp'/F1d), 1997w40-2022w41, 1212 weeks repeated 4x",
@@ -612,6 +623,10 @@ DATASETS: dict[str, DatasetInfo] = {d.name: d for d in [
     _D("spas-arbitrary10", "spas/syn_dataset__Arbitrary10.csv", _URL_SPAS_CODE, "4447278dec5b5d0d02d99a350e4c681dfdd992d168143699a29d6595f25b1d8d",
        ["SPAS (unused)"], "generated by the SPAS authors (repository licence not stated)", "SPAS 'Arbitrary10' stream 10000 x 10 (not in the paper; has negatives)",
        "histogram", _read_matrix, "", None, _SPAS_RAW + "syn_dataset/Arbitrary10.csv"),
+]}
+
+# %% ../nbs/02_data.ipynb #dbfcd20c
+DATASETS.update({d.name: d for d in [
     _D("delay-covid", "delay/COVID19_DEATH.csv", _URL_NCHS, "893aafdbe8cc2af492d29f84ba8be453e58dbbd4b28b3879d1bb957d369ea03a",
        ["Delay"], _PD, "Weekly US COVID-19 deaths, 216 values, range 0..25974 (UTF-8 BOM)", "scalar", _read_delay_lines, "COVID19 DEATH", None,
        _DELAY_RAW + "COVID19_DEATH.csv"),
@@ -630,12 +645,14 @@ DATASETS: dict[str, DatasetInfo] = {d.name: d for d in [
     _D("capp-volume", "capp/volume.mat", _URL_VOLUME, "e8beaaed2c6f1109996ec47241628de40c4d841f29becd77babc6c0543f38dda",
        ["CAPP"], _CC_BY, "UCI Metro Interstate traffic_volume, 48204 hourly values (0..7280), min-max to [0, 1]", "numeric",
        _read_capp, "Volume", None, _CAPP_RAW + "volume.mat"),
-]}
+]})
 
+# %% ../nbs/02_data.ipynb #4c3accf6
 ALIASES = {"f1d": "spas-otp", "otp": "spas-otp", "dth": "spas-dth", "uem": "spas-uem", "flu": "spas-flu", "fmd": "spas-flu",
            "tdv": "spas-tdv", "ret": "spas-ret", "syn1": "spas-syn1", "syn2": "spas-syn2", "syn3": "spas-syn3",
            "covid": "delay-covid", "covid19 death": "delay-covid", "foodmart": "delay-foodmart", "c6h6": "capp-c6h6", "volume": "capp-volume"}
 
+# %% ../nbs/02_data.ipynb #7075961d
 def get_dataset_info(name: str) -> DatasetInfo:
     "The registry entry of a data set by name or paper short name (case-insensitive; e.g. 'spas-otp', 'F1d', 'C6H6')."
     key = str(name).lower()

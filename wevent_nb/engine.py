@@ -11,8 +11,8 @@ import numpy as np
 from numba import njit, objmode
 
 # %% auto #0
-__all__ = ['PAIRWISE_BLOCK', 'PAIRWISE_LANES', 'PORTS', 'NO_PORT', 'NO_RNG', 'block_sum', 'pairwise_sum', 'halving_sum',
-           'mean_abs_diff', 'window_sum', 'ring_set', 'Port', 'lap', 'lap_add', 'uniform', 'spend', 'afford']
+__all__ = ['PORTS', 'NO_PORT', 'NO_RNG', 'pairwise_sum', 'halving_sum', 'mean_abs_diff', 'window_sum', 'ring_set', 'Port', 'lap',
+           'lap_add', 'uniform', 'spend', 'afford']
 
 # %% ../nbs/07_engine.ipynb #e007f68c
 PAIRWISE_BLOCK = 128   # numpy's PW_BLOCKSIZE: above it the sum splits in halves
@@ -37,6 +37,7 @@ def block_sum(a, lo, n):
     for j in range(whole, n): s += b[j]
     return s
 
+# %% ../nbs/07_engine.ipynb #0a3ad976
 @njit(cache=True)
 def pairwise_sum(a, lo, n):
     "np.add.reduce(a[lo:lo + n]) for a contiguous float64 array `a`, bit for bit: one block, or numpy's halving recursion (`halving_sum`)."

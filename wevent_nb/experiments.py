@@ -20,16 +20,12 @@ from .core import (PrivacyBudgetExceeded, HistogramStream, CategoricalAggregate,
                             get_mechanism, seed_from_key)
 
 # %% auto #0
-__all__ = ['STD_COLS', 'STORE_WAIT', 'CLAIM_LEASE', 'CLAIM_RENEW', 'CLAIM_POLL', 'SCHEDULER_ENV', 'CONNECT_TIMEOUT',
-           'CHUNKS_PER_WORKER', 'CHUNK_MAX', 'CLAIM_COLS', 'VERDICTS', 'Z_CLAIM', 'MEANINGFUL', 'REPS_REACH',
-           'FOLLOW_UP_POWER_Z', 'LOOKS', 'MOST', 'GENERALLY', 'QUANTIFIERS', 'ROW_COLS', 'ORIGINS', 'SETTINGS',
-           'CAUSES', 'QUALIFIED', 'VERDICT_MARKS', 'SMOKE_COLS', 'SMOKE_NOTE', 'CLAIMS_DIR', 'PROVENANCE',
-           'EXPLORER_EPS', 'Y_LABEL', 'Cell', 'stream_signature', 'default_truth', 'make_mechanism', 'resolve_metric',
-           'Grid', 'run_cell', 'ResultStore', 'records_to_frame', 'param_columns', 'process_pool', 'LedgerCheckFailed',
-           'dask_client', 'n_workers', 'chunk_size', 'CellsFailed', 'UnguardedScript', 'run_grid', 'grid_executor',
-           'plot_vs', 'check_cause', 'verdict_reads', 'claims_table', 't_factor', 'bonferroni_z', 'reps_needed',
-           'claim_number', 'claim_sign', 'claim_cells', 'claim_group', 'claim_counts', 'ClaimsView', 'show_claims',
-           'write_claims', 'read_claims', 'committed_claims', 'Explorer', 'explorer']
+__all__ = ['SCHEDULER_ENV', 'VERDICTS', 'Z_CLAIM', 'MEANINGFUL', 'REPS_REACH', 'LOOKS', 'CAUSES', 'Cell', 'stream_signature',
+           'make_mechanism', 'Grid', 'run_cell', 'ResultStore', 'records_to_frame', 'process_pool', 'LedgerCheckFailed',
+           'dask_client', 'n_workers', 'CellsFailed', 'UnguardedScript', 'run_grid', 'grid_executor', 'plot_vs',
+           'check_cause', 'verdict_reads', 'claims_table', 't_factor', 'claim_number', 'claim_sign', 'claim_cells',
+           'claim_group', 'claim_counts', 'show_claims', 'write_claims', 'read_claims', 'committed_claims', 'Explorer',
+           'explorer']
 
 # %% ../nbs/20_experiments.ipynb #b6970211
 STD_COLS = ("dataset", "mechanism", "rep", "seed", "metric", "value", "seconds", "ledger_ok", "ledger_error", "private")
@@ -43,6 +39,7 @@ def _plain(v, name="param"):
     if v is None or isinstance(v, (bool, int, float, str)): return v
     raise ValueError(f"{name}={v!r} is not allowed: grid parameters must be numbers, strings, booleans or lists of them")
 
+# %% ../nbs/20_experiments.ipynb #94c4ed33
 class Cell(NamedTuple):
     "One run of a grid: data set, mechanism label, varied params, the mechanism's fixed params, repetition, and the names of the metrics it is scored by."
     dataset: str
@@ -77,12 +74,14 @@ def default_truth(stream) -> np.ndarray:
     if hasattr(stream, "truth"): return np.asarray(stream.truth)
     raise TypeError(f"no default truth for a {type(stream).__name__}: pass Grid(truth=callable(stream) -> array)")
 
+# %% ../nbs/20_experiments.ipynb #a4fa021b
 def make_mechanism(spec, params: dict):
     "Build a mechanism from a registry name, a class or a factory, with `params`."
     if isinstance(spec, str): return get_mechanism(spec, **params)
     if callable(spec): return spec(**params)
     raise TypeError(f"mechanism spec={spec!r} is not allowed: it must be a registry name, a Mechanism class or a factory")
 
+# %% ../nbs/20_experiments.ipynb #85b983e2
 def resolve_metric(m) -> tuple[str, Callable]:
     "`(name, fn)` from a metric name (via `wevent_nb.metrics.get_metric`) or a `(name, callable)` pair."
     if isinstance(m, str):
@@ -183,6 +182,7 @@ CREATE TABLE IF NOT EXISTS results (key TEXT, pos INTEGER, metric TEXT, value RE
 CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, owner TEXT, host TEXT, pid INTEGER, claimed REAL);
 """
 
+# %% ../nbs/20_experiments.ipynb #29684046
 STORE_WAIT = 60.0    # seconds a store operation waits for another process's lock before it fails
 
 def _wal(con, wait: float = STORE_WAIT):
@@ -194,7 +194,46 @@ def _wal(con, wait: float = STORE_WAIT):
             if "locked" not in str(e) or time.monotonic() > until: raise
             time.sleep(0.01)
 
-class ResultStore:
+# %% ../nbs/20_experiments.ipynb #e4f20469
+class _CellClaims:
+    "The claims of a shared result store: which process computes which cell, so that processes sharing a store compute each cell once."
+    def claim(self, keys, owner: str) -> tuple[set[str], dict[str, str]]:
+        "Claim for `owner`, in one transaction, those of `keys` not stored and not claimed by a live owner: (the keys among `keys` that `owner` holds, {former owner: why its claim was taken over})."
+        keys, host, pid, now = list(keys), socket.gethostname(), os.getpid(), time.time()
+        self.con.execute("BEGIN IMMEDIATE")       # one writer at a time; the others wait (the connection's busy timeout)
+        try:
+            done = self.done_keys(keys)
+            held = {k: r for k, *r in self.con.execute("SELECT key, owner, host, pid, claimed FROM claims WHERE key IN (SELECT value FROM json_each(?))",
+                                                       (json.dumps(keys),))}
+            grab, taken = [], {}
+            for k in keys:
+                if k in done or (k in held and held[k][0] == owner): continue
+                if k in held:
+                    why = _claim_gone(*held[k][1:], now)
+                    if why is None: continue
+                    taken[held[k][0]] = why
+                grab.append(k)
+            self.con.executemany("INSERT OR REPLACE INTO claims VALUES (?,?,?,?,?)", [(k, owner, host, pid, now) for k in grab])
+            self.con.commit()
+        except BaseException:
+            self.con.rollback(); raise
+        return {k for k in keys if k in grab or (k in held and held[k][0] == owner)}, taken
+
+    def renew(self, owner: str):
+        "Mark `owner`'s claims as current (its lease starts again)."
+        with self.con: self.con.execute("UPDATE claims SET claimed=? WHERE owner=?", (time.time(), owner))
+
+    def release(self, owner: str):
+        "Drop every claim of `owner` (its stored cells' claims went when they were stored)."
+        with self.con: self.con.execute("DELETE FROM claims WHERE owner=?", (owner,))
+
+    def claims(self) -> pd.DataFrame:
+        "The open claims: which process (owner, host, pid) is computing which cell (key) since when (claimed, Unix time)."
+        return pd.DataFrame(self.con.execute("SELECT key, owner, host, pid, claimed FROM claims ORDER BY claimed, key").fetchall(),
+                            columns=["key", "owner", "host", "pid", "claimed"])
+
+# %% ../nbs/20_experiments.ipynb #8a71111a
+class ResultStore(_CellClaims):
     "Finished grid cells in an SQLite database (WAL mode), committed one cell at a time."
     def __init__(self, path):
         self.path, self.con = str(path), None
@@ -246,47 +285,13 @@ class ResultStore:
         recs = sorted(self.records().values(), key=_record_order)
         return records_to_frame(recs)
 
-    def claim(self, keys, owner: str) -> tuple[set[str], dict[str, str]]:
-        "Claim for `owner`, in one transaction, those of `keys` not stored and not claimed by a live owner: (the keys among `keys` that `owner` holds, {former owner: why its claim was taken over})."
-        keys, host, pid, now = list(keys), socket.gethostname(), os.getpid(), time.time()
-        self.con.execute("BEGIN IMMEDIATE")       # one writer at a time; the others wait (the connection's busy timeout)
-        try:
-            done = self.done_keys(keys)
-            held = {k: r for k, *r in self.con.execute("SELECT key, owner, host, pid, claimed FROM claims WHERE key IN (SELECT value FROM json_each(?))",
-                                                       (json.dumps(keys),))}
-            grab, taken = [], {}
-            for k in keys:
-                if k in done or (k in held and held[k][0] == owner): continue
-                if k in held:
-                    why = _claim_gone(*held[k][1:], now)
-                    if why is None: continue
-                    taken[held[k][0]] = why
-                grab.append(k)
-            self.con.executemany("INSERT OR REPLACE INTO claims VALUES (?,?,?,?,?)", [(k, owner, host, pid, now) for k in grab])
-            self.con.commit()
-        except BaseException:
-            self.con.rollback(); raise
-        return {k for k in keys if k in grab or (k in held and held[k][0] == owner)}, taken
-
-    def renew(self, owner: str):
-        "Mark `owner`'s claims as current (its lease starts again)."
-        with self.con: self.con.execute("UPDATE claims SET claimed=? WHERE owner=?", (time.time(), owner))
-
-    def release(self, owner: str):
-        "Drop every claim of `owner` (its stored cells' claims went when they were stored)."
-        with self.con: self.con.execute("DELETE FROM claims WHERE owner=?", (owner,))
-
-    def claims(self) -> pd.DataFrame:
-        "The open claims: which process (owner, host, pid) is computing which cell (key) since when (claimed, Unix time)."
-        return pd.DataFrame(self.con.execute("SELECT key, owner, host, pid, claimed FROM claims ORDER BY claimed, key").fetchall(),
-                            columns=["key", "owner", "host", "pid", "claimed"])
-
     def __len__(self): return self.con.execute("SELECT COUNT(*) FROM cells").fetchone()[0]
     def close(self): self.con.close()
     def __enter__(self): return self
     def __exit__(self, *exc): self.close()
     def __repr__(self): return f"ResultStore({self.path!r}, {len(self)} cells)"
 
+# %% ../nbs/20_experiments.ipynb #f2c27e9d
 def _store_problem(path: str, e: Exception) -> str:
     "Why SQLite could not open the result store at `path` (`e` is its error), in words."
     p = Path(path)
@@ -299,6 +304,7 @@ def _store_problem(path: str, e: Exception) -> str:
         return f"not a readable SQLite database ({e}): another kind of file, or a truncated or damaged store; it was left untouched"
     return str(e)
 
+# %% ../nbs/20_experiments.ipynb #d86cfa9e
 def _sortable(v):
     return (0, v, "") if isinstance(v, numbers.Real) and not isinstance(v, bool) else (1, 0, json.dumps(v))
 
@@ -369,6 +375,7 @@ def records_to_frame(records, param_names=None) -> pd.DataFrame:
     df = pd.DataFrame(rows, columns=cols)
     return df.astype({"rep": "int64", "seed": "int64", "value": "float64", "seconds": "float64", "ledger_ok": "bool", "private": "bool"})
 
+# %% ../nbs/20_experiments.ipynb #d436c7f3
 def param_columns(df: pd.DataFrame) -> list[str]:
     "The swept-parameter columns of a tidy results frame."
     return [c for c in df.columns if c not in STD_COLS]
@@ -428,8 +435,11 @@ def _dump_job(job) -> str:
 
 # %% ../nbs/20_experiments.ipynb #6d9c2c62
 SCHEDULER_ENV = "WEVENT_NB_SCHEDULER"   # a Dask scheduler address: run_grid's own pools go to that cluster instead
+
+# %% ../nbs/20_experiments.ipynb #8da37214
 CONNECT_TIMEOUT = 10                    # seconds to reach a scheduler: a wrong address fails fast, a busy one still answers
 
+# %% ../nbs/20_experiments.ipynb #d3440f58
 def dask_client(address: str):
     "A `dask.distributed.Client` connected to the scheduler at `address` (needs the `dask` extra)."
     try: from distributed import Client
@@ -445,15 +455,18 @@ def _dask_task(job: _Job, cells: list) -> list:
     "Dask worker entry point: the scheduler gives each worker the scattered job once, then a chunk of cells per task."
     return job.run_many(cells)
 
+# %% ../nbs/20_experiments.ipynb #5370e807
 CHUNKS_PER_WORKER = 4   # tasks per worker at least, so that the last ones even out the load
 CHUNK_MAX = 16          # cells per task at most: what a killed worker takes with it, and the progress bar's step
 
+# %% ../nbs/20_experiments.ipynb #40d6b4eb
 def n_workers(executor) -> int:
     "Workers behind an executor: a Dask cluster's threads, a pool's processes or threads (else the cores)."
     client = _client_of(executor)
     if client is not None: return max(1, sum(client.nthreads().values()))
     return getattr(executor, "_max_workers", None) or os.cpu_count() or 1
 
+# %% ../nbs/20_experiments.ipynb #290db877
 def chunk_size(n_cells: int, workers: int) -> int:
     "Cells per task: one task per cell costs a round trip each (about a millisecond on Dask), as much as a small cell's run."
     return max(1, min(CHUNK_MAX, n_cells // (CHUNKS_PER_WORKER * workers)))
@@ -677,21 +690,34 @@ def plot_vs(df: pd.DataFrame, x: str = "eps", metric: str = "MRE", hue: str = "m
 
 # %% ../nbs/20_experiments.ipynb #e83cae96
 CLAIM_COLS = ["claim", "paper says", "measured", "tolerance", "verdict", "why"]
+
+# %% ../nbs/20_experiments.ipynb #04fbaf3e
 VERDICTS = ("reproduced", "differs", "refuted", "inconclusive")
 Z_CLAIM = 3.0        # z of every verdict: 3 sd (numbers) or 3 standard errors (directions), derived above
 MEANINGFUL = 0.25    # a number a quarter away from the paper's is meaningfully different: a tenth of a decade on the papers' log-scale axes
 REPS_REACH = 1000    # repetitions beyond any run here or in the papers (1 to 20): a power note asking more says repetitions cannot decide
+
+# %% ../nbs/20_experiments.ipynb #8c3cb208
 FOLLOW_UP_POWER_Z = 1.0  # a follow-up runs the repetitions that put the pilot's estimate z + 1 SE clear: 84% power if it is the truth
+
+# %% ../nbs/20_experiments.ipynb #ce1b6105
 LOOKS = 3            # a row is looked at 3 times at most (the pilot, two follow-ups); each follow-up tests at the Bonferroni z over the looks
+
+# %% ../nbs/20_experiments.ipynb #ebe7d9b0
 MOST = 0.5           # "most": more than half of the cells
 GENERALLY = 0.75     # a plain general sentence ("X is better than Y"): at least 3 of 4 of the paper's cells hold (see below)
 QUANTIFIERS = ("every", "most", "some", "generally")
 ROW_COLS = ["origin", "setting", "cause"]   # after CLAIM_COLS in the rows of claim_*; a table written before them lacks them
 ORIGINS = ("paper", "ours")                 # the paper's claim, or our sharper reading of it ("by far" = 10x, "implied", ...)
 SETTINGS = ("paper", "stand-in", "corrected")   # measured in the paper's setting, on stand-in data, or on a corrected algorithm
+
+# %% ../nbs/20_experiments.ipynb #f2d27d5f
 CAUSES = ("our error", "the paper's error", "stand-in data", "the authors' code", "inferred by us", "not determined")
+
+# %% ../nbs/20_experiments.ipynb #bf5eb79e
 QUALIFIED = {"stand-in": "not reproduced on the stand-in", "corrected": "differs once corrected"}   # how refuted/differs read off the paper's setting
 
+# %% ../nbs/20_experiments.ipynb #a3a14ba0
 def check_cause(cause, name: str = "cause") -> str:
     "`cause` checked: '' (None) for none, else '<one of CAUSES>: <the evidence, or what would determine it>'."
     if cause is None or cause == "": return ""
@@ -743,16 +769,19 @@ def _spread(samples, name="samples", min_n=1):
     if not np.all(np.isfinite(x)): raise ValueError(f"{name} contains NaN or inf: every per-seed measurement must be finite")
     return x.size, float(x.mean()), float(x.std(ddof=1)) if x.size > 1 else 0.0
 
+# %% ../nbs/20_experiments.ipynb #2a1ae1e6
 def t_factor(z: float, n: int) -> float:
     "The Student-t quantile (n-1 degrees of freedom) with the normal tail probability of z: z's stand-in when sd comes from n seeds."
     from scipy import stats
     return float(stats.t.ppf(stats.norm.cdf(z), n - 1)) if n > 1 else 0.0
 
+# %% ../nbs/20_experiments.ipynb #60ba6530
 def bonferroni_z(z: float, m: int) -> float:
     "The z whose one-sided tail is that of `z` divided by `m`: one of m cells crossing it by chance is as rare as one crossing z."
     from scipy import stats
     return float(stats.norm.isf(stats.norm.sf(z) / check_int(m, "m", minimum=1)))
 
+# %% ../nbs/20_experiments.ipynb #9a8da76b
 def reps_needed(ok) -> float:
     "The fewest repetitions n (2..REPS_REACH) with ok(n) true (ok grows with n), or inf when even REPS_REACH is not enough."
     if not ok(REPS_REACH): return math.inf
@@ -762,6 +791,7 @@ def reps_needed(ok) -> float:
         lo, hi = (lo, mid) if ok(mid) else (mid, hi)
     return hi
 
+# %% ../nbs/20_experiments.ipynb #3e9d6eb3
 def _g(v) -> str: return f"{v:.4g}"
 
 def _row(claim, paper_says, measured, tol, verdict, why, context, need=None, origin="paper", setting="paper", cause=None):
@@ -772,6 +802,7 @@ def _row(claim, paper_says, measured, tol, verdict, why, context, need=None, ori
                 why=why + (f" ({context})" if context else ""), origin=origin, setting=setting,
                 cause=cause if verdict != "reproduced" else "", reps_needed=need)
 
+# %% ../nbs/20_experiments.ipynb #e0c6d31a
 def _power_note(n_needed: float, n: int | None, why_not: str, hardest=None, spent: bool = False) -> str:
     "The power note of an inconclusive row: the repetitions that would decide it, or why none would (`spent`: its LOOKS looks are taken)."
     if math.isfinite(n_needed):
@@ -781,18 +812,21 @@ def _power_note(n_needed: float, n: int | None, why_not: str, hardest=None, spen
         return f"power: about {int(n_needed)} repetitions would decide it" + (f" ({'; '.join(said)})" if said else "")
     return f"power: more repetitions cannot decide it ({why_not})"
 
+# %% ../nbs/20_experiments.ipynb #1556c79f
 def _more_samples(got, n: int, what: str) -> np.ndarray:
     "A follow-up's per-seed values, checked: at least the n repetitions asked for."
     x = np.asarray(got, float).ravel()
     if x.size < n: raise ValueError(f"{what} returned {x.size} per-seed value(s): the follow-up asked for {n} repetitions (the pilot's first)")
     return x
 
+# %% ../nbs/20_experiments.ipynb #5af58b3a
 def _follow_up_note(look: int, n_before: int, ns, z_look: float) -> str:
     "What one follow-up did, for the row's reason."
     lo, hi = min(ns), max(ns)
     return (f"; look {look} of {LOOKS}: {len(ns)} undecided cell(s) re-run at {lo}{f' to {hi}' if hi > lo else ''} repetitions "
             f"(the first {n_before} as before), tested at z={_g(z_look)}")
 
+# %% ../nbs/20_experiments.ipynb #c13b511e
 def claim_number(claim: str, paper: float, samples, digits: int | None = None, paper_runs: int | None = 1,
                  context: str = "", z: float = Z_CLAIM, margin: float | None = None, more=None, reach: int = REPS_REACH,
                  origin: str = "paper", setting: str = "paper", cause: str | None = None) -> dict:
@@ -837,6 +871,7 @@ def claim_number(claim: str, paper: float, samples, digits: int | None = None, p
     return _row(claim, _g(paper), f"{_g(m)} ± {_g(sd)} (n={n})", f"±{_g(tol)}", v, why, context, need if v == "inconclusive" else None,
                 origin, setting, cause)
 
+# %% ../nbs/20_experiments.ipynb #fc38ab87
 def _direction(diffs, z, z_other=None):
     "One cell: (outcome, n, mean, sd, se, t_claimed, t_other): holds above t(z) SE, the other way below -t(z_other) SE."
     n, m, sd = _spread(diffs, "diffs", min_n=2)
@@ -849,6 +884,7 @@ def _direction_reps(m, sd, z) -> float:
     if sd == 0: return math.inf if m == 0 else 2
     return reps_needed(lambda k: abs(m) > t_factor(z, k) * sd / math.sqrt(k))
 
+# %% ../nbs/20_experiments.ipynb #d0ea7353
 def _cell_z(x, zs) -> float:
     "The z a cell (a `_direction` tuple) is tested at on the side its mean lies: zs = (z holding, z the other way)."
     return zs[0] if x[2] > 0 else zs[1]
@@ -857,6 +893,7 @@ def _reach(reach) -> int:
     "The most repetitions a follow-up may run: 2..REPS_REACH (a smoke run passes a few, to exercise its follow-ups cheaply)."
     return check_int(reach, "reach", minimum=2, maximum=REPS_REACH)
 
+# %% ../nbs/20_experiments.ipynb #c971baad
 def _follow_ups(cells: dict, zs: dict, more, reach: int, verdict) -> tuple[str, int]:
     """While verdict() is inconclusive (at most LOOKS - 1 times): re-run, through `more({cell: n}) -> {cell: per-seed
     differences}`, the undecided cells that repetitions can decide, at the n putting their estimate t(z + FOLLOW_UP_POWER_Z)
@@ -878,6 +915,7 @@ def _follow_ups(cells: dict, zs: dict, more, reach: int, verdict) -> tuple[str, 
         note += _follow_up_note(look, n0, list(want.values()), zs[next(iter(want))][0])
     return note, look
 
+# %% ../nbs/20_experiments.ipynb #0f590c19
 def claim_sign(claim: str, paper_says: str, diffs, context: str = "", z: float = Z_CLAIM, more=None, reach: int = REPS_REACH,
                origin: str = "paper", setting: str = "paper", cause: str | None = None) -> dict:
     """A direction, measured as per-seed differences whose claimed sign is positive: reproduced / refuted at z standard errors, else inconclusive with a power note.
@@ -893,6 +931,7 @@ def claim_sign(claim: str, paper_says: str, diffs, context: str = "", z: float =
     if v == "inconclusive": why += "; " + _power_note(need, n, f"the mean difference is {_g(m)} ± {_g(se)}: 0 within its spread", spent=look == LOOKS)
     return _row(claim, paper_says, f"{_g(m)} ± {_g(sd)} (n={n})", f"{_g(k)} SE = {_g(k * se)}", v, why, context, need, origin, setting, cause)
 
+# %% ../nbs/20_experiments.ipynb #681709c3
 def _quantified(res: dict, quantifier: str) -> tuple[str, int, int]:
     "(verdict, cells holding, cells the other way) of a quantified claim from its cells' outcomes."
     n = len(res)
@@ -903,6 +942,7 @@ def _quantified(res: dict, quantifier: str) -> tuple[str, int, int]:
     else: v = "reproduced" if k else "refuted" if r == n else "inconclusive"
     return v, k, r
 
+# %% ../nbs/20_experiments.ipynb #8178ab79
 def claim_cells(claim: str, paper_says: str, diffs_by_cell: dict, quantifier: str = "every", context: str = "",
                 z: float = Z_CLAIM, max_named: int = 3, more=None, reach: int = REPS_REACH, extra: dict | None = None,
                 origin: str = "paper", setting: str = "paper", cause: str | None = None) -> dict:
@@ -954,6 +994,7 @@ def claim_cells(claim: str, paper_says: str, diffs_by_cell: dict, quantifier: st
     return _row(claim, paper_says, f"{k}/{n} cells as claimed, {r} opposite", tol, v, why, context, need[hard] if hard is not None else None,
                 origin, setting, cause)
 
+# %% ../nbs/20_experiments.ipynb #5bcd2b94
 def claim_group(claim: str, paper_says: str, rows: list, context: str = "", max_named: int = 4,
                 origin: str = "paper", setting: str = "paper", cause: str | None = None) -> dict:
     """One row over a group of `claim_number` rows (e.g. every cell of a table): differs when any cell differs, reproduced when every cell is, else inconclusive.
@@ -969,6 +1010,7 @@ def claim_group(claim: str, paper_says: str, rows: list, context: str = "", max_
     return _row(claim, paper_says, f"{len(by['reproduced'])}/{len(rows)} cells reproduced", "per cell, claim_number", v, why, context, need,
                 origin, setting, cause)
 
+# %% ../nbs/20_experiments.ipynb #63e33b4f
 def claim_counts(table: pd.DataFrame, origin: str | None = "paper") -> dict:
     """Number of claims per verdict (every verdict of `VERDICTS`, in that order, 0 when absent) among the rows of `origin`
     ("paper": the paper's claims, "ours": our readings, None: all). A table without an origin column (written before it) counts
@@ -1032,6 +1074,7 @@ class ClaimsView:
                          f"{VERDICT_MARKS[reads][0]} {s[0]} | paper: {s[1]} | measured: {s[2]} ({s[3]}) | {reads}: {s[5]}")
         return "\n".join(lines)
 
+# %% ../nbs/20_experiments.ipynb #4ffaf1ce
 def show_claims(table, smoke: bool = False) -> ClaimsView:
     """Display a claims table whole, left-aligned, with marked verdicts (a DataFrame from `claims_table`, or its rows);
     `smoke=True` for a run below paper scale: its numbers only, no verdicts."""
@@ -1083,6 +1126,7 @@ import re
 CLAIMS_DIR = "claims"          # where the paper-scale tables of write_claims are committed, at the repository's root
 PROVENANCE = ("command", "scale", "seeds", "date")   # the header lines of write_claims shown first (others follow)
 
+# %% ../nbs/20_experiments.ipynb #6f35cecf
 def _claims_home(root=None) -> Path | None:
     "The repository holding claims/: `root`, else the working directory or a parent, else the package's checkout."
     if root is not None: return Path(os.path.abspath(root))
@@ -1092,6 +1136,7 @@ def _claims_home(root=None) -> Path | None:
         if (d / CLAIMS_DIR).is_dir() and (d / "pyproject.toml").is_file(): return d
     return None
 
+# %% ../nbs/20_experiments.ipynb #0273eda8
 def _claims_provenance(md: Path) -> tuple[str, dict]:
     "The title and the `- key: value` header lines of a table written by write_claims."
     title, info = "", {}
@@ -1103,6 +1148,7 @@ def _claims_provenance(md: Path) -> tuple[str, dict]:
             info[m.group(1).strip()] = v[1:-1] if len(v) > 1 and v[0] == v[-1] == "`" else v
     return title, info
 
+# %% ../nbs/20_experiments.ipynb #b8e8fb73
 class _CommittedClaims:
     "A committed claims table as a paper notebook opens with it: counts, provenance, link, the table folded."
     def __init__(self, stem: Path | None, home: Path | None, note: str = ""):
@@ -1143,6 +1189,7 @@ class _CommittedClaims:
         lines += [f"  {k}: {v}" for k, v in self._lines()]
         return "\n".join(lines + ([repr(ClaimsView(self.table))] if self.table is not None else []))
 
+# %% ../nbs/20_experiments.ipynb #9bdf3e0e
 def committed_claims(paper, root=None):
     """The committed paper-scale claims table of `paper` (an id: "002" or 2; a table's name: "002_capp"; or a path to its
     .md/.csv) under `root`/claims (default: the repository, see above), displayed with its counts, provenance and link."""
@@ -1172,6 +1219,7 @@ def committed_claims(paper, root=None):
 def _label(spec) -> str:
     return spec if isinstance(spec, str) else getattr(spec, "name", "") or getattr(spec, "__name__", repr(spec))
 
+# %% ../nbs/20_experiments.ipynb #da38e936
 def _accepted(spec, params: dict) -> dict:
     "The subset of `params` that `spec`'s constructor accepts."
     if isinstance(spec, str):
@@ -1184,12 +1232,14 @@ def _accepted(spec, params: dict) -> dict:
     if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()): return params
     return {k: v for k, v in params.items() if k in sig.parameters}
 
+# %% ../nbs/20_experiments.ipynb #cc9305a5
 EXPLORER_EPS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.5, 2.0, 2.5, 3.0)   # every eps of the papers' grids
 
 def _eps_label(v: float) -> str:
     "`v` as typed: the shortest repr of the float, without a trailing '.0'."
     s = repr(float(v)); return s[:-2] if s.endswith(".0") else s
 
+# %% ../nbs/20_experiments.ipynb #63b780a0
 def _eps_options(eps, eps_values=None) -> list:
     "(label, value) pairs of the eps choices: `eps_values` (default `EXPLORER_EPS`) and `eps`, sorted, each once."
     from wevent_nb.core import check_eps
@@ -1198,8 +1248,10 @@ def _eps_options(eps, eps_values=None) -> list:
     vals = {check_eps(v, "eps_values") for v in vals} | {check_eps(eps)}
     return [(_eps_label(v), v) for v in sorted(vals)]
 
+# %% ../nbs/20_experiments.ipynb #34dae070
 Y_LABEL = {"histogram": "count", "personalized": "count", "categorical": "frequency", "numeric": "mean", "scalar": "value"}
 
+# %% ../nbs/20_experiments.ipynb #1424c666
 class Explorer(widgets.VBox):
     "Widget: a mechanism's release against the truth and its ledger's window use, driven by eps/w sliders and a method menu."
     def __init__(self, mechanisms, stream, eps=1.0, w=10, truth=None, rng=0, eps_values=None, **fixed):
@@ -1269,6 +1321,7 @@ class Explorer(widgets.VBox):
         data["text/plain"] = f"Explorer({', '.join(self.specs)}): interactive in Jupyter"
         return data
 
+# %% ../nbs/20_experiments.ipynb #739baf8c
 def explorer(mechanisms, stream, eps=1.0, w=10, truth=None, rng=0, eps_values=None, **fixed) -> Explorer:
     "An interactive explorer (ipywidgets VBox) of `mechanisms` on `stream`; eps is chosen among `eps_values` (default: the papers' grids)."
     return Explorer(mechanisms, stream, eps=eps, w=w, truth=truth, rng=rng, eps_values=eps_values, **fixed)

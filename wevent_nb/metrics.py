@@ -14,10 +14,10 @@ import numpy as np
 from .core import check_array, check_counts, check_int, check_eps, check_positive, check_fraction, as_rng
 
 # %% auto #0
-__all__ = ['METRICS', 'mae', 'mse', 'mre', 'mre_ldp_ids', 'mre_spas', 'amre', 'draw_range_queries', 'range_counts',
-           'range_query_mre', 'mse_mean', 'cosine_similarity', 'cosine_distance', 'wasserstein_w1', 'wasserstein_grid',
-           'ajsd', 'cfpu', 'cfpu_fullwin', 'roc_curve', 'auc', 'roc_auc', 'mean_category_index', 'event_labels',
-           'event_auc', 'ratio_to', 'delta_mre', 'relative_reduction', 'MetricInfo', 'get_metric', 'list_metrics']
+__all__ = ['METRICS', 'mae', 'mse', 'mre', 'mre_ldp_ids', 'mre_spas', 'amre', 'draw_range_queries', 'range_query_mre', 'mse_mean',
+           'cosine_similarity', 'cosine_distance', 'wasserstein_w1', 'wasserstein_grid', 'ajsd', 'cfpu', 'cfpu_fullwin',
+           'roc_curve', 'auc', 'roc_auc', 'mean_category_index', 'event_labels', 'event_auc', 'ratio_to', 'delta_mre',
+           'relative_reduction', 'MetricInfo', 'get_metric', 'list_metrics']
 
 # %% ../nbs/03_metrics.ipynb #e0114eba
 def _pair(est, true, est_name="est", true_name="true", ndim=None):
@@ -90,6 +90,7 @@ def draw_range_queries(true, n_queries: int = 1000, rng=None) -> tuple[np.ndarra
     while np.any(tie := x == y): x[tie], y[tie] = g.uniform(0, np.broadcast_to(hi, shape)[tie]), g.uniform(0, np.broadcast_to(hi, shape)[tie])
     return np.minimum(x, y), np.maximum(x, y)
 
+# %% ../nbs/03_metrics.ipynb #8312d05c
 def range_counts(stream, x, y) -> np.ndarray:
     "Answer range-count queries: q = #{t : x ≤ H_t < y} per query (and per column of a T x d stream)."
     h = check_array(stream, "stream", ndim=(1, 2), dtype=float)
@@ -100,6 +101,7 @@ def range_counts(stream, x, y) -> np.ndarray:
     s = np.sort(h, axis=0)
     return np.stack([np.searchsorted(s[:, b], y[:, b], "left") - np.searchsorted(s[:, b], x[:, b], "left") for b in range(h.shape[1])], axis=1)
 
+# %% ../nbs/03_metrics.ipynb #cb70769e
 def range_query_mre(est, true, queries=None, n_queries: int = 1000, rng=None) -> float:
     "SPAS range-query MRE (1/Q) Σ |q(H) - q(Ĥ)| / max(q(H), 1) (a zero count divides by 1); `queries`=(x, y) shares one set across methods."
     e, t = _pair(est, true, ndim=(1, 2))

@@ -16,11 +16,8 @@ from .core import Mechanism, PrivacyBudgetExceeded, UnprovenConfiguration, as_rn
 from .primitives import ExactLaplace
 
 # %% auto #0
-__all__ = ['KEY_ENV', 'STATE_SCHEMA', 'CHECKPOINT_REPLAY', 'CHECKPOINT_BYTES', 'CHECKPOINT_FLOOR', 'CHECKPOINT_SECONDS_FLOOR',
-           'NOISES', 'JOURNAL_LAYOUT', 'RELEASE_KINDS', 'NUMBER_GRAMMAR', 'StateExists', 'StateMismatch',
-           'StateInvalid', 'StateLocked', 'SessionRefused', 'state_key_path', 'StateStore', 'Step', 'session_config',
-           'check_seed_rule', 'JournalInvalid', 'release_digest', 'Journal', 'fresh_noise', 'Session', 'release_stream',
-           'release_status']
+__all__ = ['NOISES', 'StateExists', 'StateMismatch', 'StateInvalid', 'StateLocked', 'SessionRefused', 'StateStore', 'Step',
+           'check_seed_rule', 'JournalInvalid', 'Journal', 'Session', 'release_stream', 'release_status']
 
 # %% ../nbs/06_online.ipynb #04ecde87
 class StateExists(Exception):
@@ -159,12 +156,14 @@ CHECKPOINT_BYTES = 2        # ... or once the records hold 2x the checkpoint's b
 CHECKPOINT_FLOOR = 1 << 16  # ... counted as at least 64 KiB: a small checkpoint costs its syncs (file, rename, folder), not its bytes, so records run to 128 KiB before the next
 CHECKPOINT_SECONDS_FLOOR = 0.01   # its writing time counted as at least 10 ms: replaying 40 ms of steps on a reopen is never worth a checkpoint
 
+# %% ../nbs/06_online.ipynb #f049e4cd
 def _write_at(fd: int, data: bytes, offset: int):
     "Write all of `data` at `offset` of file `fd` (a short write goes on; an error raises)."
     view = memoryview(data)
     while view:
         k = os.pwrite(fd, view, offset); view, offset = view[k:], offset + k
 
+# %% ../nbs/06_online.ipynb #3114dfbd
 class StateStore:
     "The durable privacy state of one stream: one file, a signed checkpoint and the signed records of the steps since, appended and synced at each step; locked for one writer until close."
     def __init__(self, path):
@@ -255,6 +254,7 @@ def _jsonable(v):
 
 NOISES = ("float", "exact")   # numpy's floating-point Laplace (simulation), or exact discrete Laplace (primitives.ExactLaplace)
 
+# %% ../nbs/06_online.ipynb #28fb8428
 def session_config(mech: Mechanism, start_kw: dict, seeded: bool, noise: str = "float") -> dict:
     "What identifies a stream: the mechanism, its parameters, its start arguments, its noise, and whether the noise is seeded."
     return dict(mechanism=type(mech).__qualname__, module=type(mech).__module__, params=_jsonable(mech.params),
@@ -274,6 +274,7 @@ def check_seed_rule(config: dict, seeded: bool, where, how: str = "rng=SEED") ->
 class JournalInvalid(StateInvalid):
     "A journal that cannot be trusted: not a journal, a record not signed by this installation's key, records out of order, or damage before its end."
 
+# %% ../nbs/06_online.ipynb #c14eae0e
 JOURNAL_LAYOUT = "wevent_nb-journal-1"   # each record's first word: the journal's layout (another is refused, not guessed at)
 _JLINE = re.compile(rb"(\S+) (start|step|drop) ([0-9a-f]{16}) (-?[0-9]+) ([0-9a-f]{64}) ([0-9a-f]{64})\n")   # layout kind stream t digest mac
 
@@ -492,8 +493,62 @@ def _replay(stored: dict) -> dict:
         meta.update(r["meta"]); last = Step(t, out); t, rows = t + 1, rows + Session.n_rows(out)
     return dict(mech=mech, t=t, rows=rows, meta=meta, last=last)
 
+# %% ../nbs/06_online.ipynb #2e194f03
+class _SessionState:
+    "How a session's stream is kept: reopened from its stored state, made durable after each step, undone when a step raises."
+    @classmethod
+    def resume(cls, state, mech: Mechanism | None = None, noise: str = "float", rng=None, journal=None, **start_kw) -> "Session":
+        "Reopen the stream held in `state` (pass `mech`, its noise and start arguments to have them checked against it; `rng`: a seeded stream's seed, required for one and refused for an unseeded one; `journal`: the journal it was started with)."
+        if mech is not None: return cls(mech, rng=rng, state=state, resume=True, noise=noise, journal=journal, **start_kw)
+        own = not isinstance(state, StateStore)
+        store = StateStore(state) if own else state
+        self = cls.__new__(cls); self.store, self._refused, self.journal = store, None, None
+        try:
+            stored = store.read()
+            if stored is None: raise FileNotFoundError(f"{store.path!s} holds no stream to resume")
+            self._reopen(stored, rng is not None, journal)
+        except BaseException:
+            _close_journal(self)
+            if own: store.close()
+            raise
+        return self
+
+    def _reopen(self, stored, seeded: bool, journal):
+        "Take up the stream of a stored state whose signatures checked: the seed rule, its configuration, its journal, fresh noise."
+        check_seed_rule(stored["config"], seeded, self.store.path)
+        self.config = stored["config"]              # as written (whether seeded among it): the generator comes from the state
+        self._load(stored)
+        _journal_open(self, journal, fresh=False); _fresh_noise_on_resume(self)
+
+    def _state(self) -> dict: return dict(mech=self.mech, t=self.t, rows=self.rows, meta=self.meta)
+    def _load(self, stored):
+        "Rebuild the stream from a stored state whose signatures checked (StateStore.read): its checkpoint unpickled, its step records replayed."
+        s = _replay(stored)
+        self.mech, self.t, self.rows, self.meta, self._last = s["mech"], s["t"], s["rows"], s["meta"], s["last"]
+        self._snapshot = None                       # from now on a step that raises is undone from the file
+
+    def _restore(self):
+        "Put the mechanism back as it was before a step that raised: the start's snapshot before the first write, else the state file (its checkpoint, its records replayed: a rare path, at most CHECKPOINT_REPLAY checkpoint writes long)."
+        if self._snapshot is not None: self.mech = pickle.loads(self._snapshot)["mech"]
+        elif self.store is not None and (stored := self.store.read()) is not None: self.mech = _replay(stored)["mech"]
+
+    def _commit(self, step, x: bytes, meta: dict | None, seconds: float):
+        "Make the step durable before it is returned: its record (input, bookkeeping, a digest of its release) appended, or a checkpoint (StateStore.commit)."
+        record = pickle.dumps(dict(t=step.t, x=x, meta=meta or {}, release=_release_digest(step.release)), protocol=5)
+        try: self.store.commit(self.config, self.t, self.rows, record, seconds,
+                               lambda: (pickle.dumps(self._state(), protocol=5), pickle.dumps(step, protocol=5)))
+        except BaseException as e:   # not durable: this release must not be returned
+            self._refused = (step.t, f"its state could not be written ({e})"); raise
+        self._snapshot = None
+
+    @staticmethod
+    def n_rows(out) -> int:
+        "Output rows of one step: one for a histogram release, one per released timestamp for a delayed stream's (timestamps, values)."
+        if isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], np.ndarray) and out[0].dtype.kind in "iu": return int(out[0].size)
+        return 1
+
 # %% ../nbs/06_online.ipynb #3ab062eb
-class Session:
+class Session(_SessionState):
     "An online run of a mechanism: one timestamp per `step`, memory independent of t, and (given `state`) a durable privacy state written before each release is returned (and `journal`, its append-only record); noise 'float' or 'exact'."
     def __init__(self, mech: Mechanism, rng=None, state=None, resume: bool = False, noise: str = "float", journal=None, **start_kw):
         if not isinstance(mech, Mechanism): raise TypeError(f"mech must be a Mechanism, got {type(mech).__name__}")
@@ -519,10 +574,7 @@ class Session:
                                       f"or delete the file to start over: a new stream on the same data spends the budget again")
                 diff = {k: (stored["config"].get(k), v) for k, v in self.config.items() if k != "seeded" and stored["config"].get(k) != v}
                 if diff: raise StateMismatch(f"{self.store.path!s} holds another stream: " + "; ".join(f"{k} is {a!r} there, {b!r} here" for k, (a, b) in diff.items()))
-                check_seed_rule(stored["config"], seeded, self.store.path)
-                self.config = stored["config"]              # as written (whether seeded among it): the generator comes from the state
-                self._load(stored)
-                _journal_open(self, journal, fresh=False); _fresh_noise_on_resume(self)
+                self._reopen(stored, seeded, journal)
             else:
                 if started is None: started = mech.start(None, rng=rng, **start_kw)
                 self.mech, self.t, self.rows, self._last, self.meta = started, 0, 0, None, {}
@@ -532,32 +584,6 @@ class Session:
             _close_journal(self)
             if own: self.store.close()      # the lock goes with the failed open
             raise
-
-    @classmethod
-    def resume(cls, state, mech: Mechanism | None = None, noise: str = "float", rng=None, journal=None, **start_kw) -> "Session":
-        "Reopen the stream held in `state` (pass `mech`, its noise and start arguments to have them checked against it; `rng`: a seeded stream's seed, required for one and refused for an unseeded one; `journal`: the journal it was started with)."
-        if mech is not None: return cls(mech, rng=rng, state=state, resume=True, noise=noise, journal=journal, **start_kw)
-        own = not isinstance(state, StateStore)
-        store = StateStore(state) if own else state
-        self = cls.__new__(cls); self.store, self._refused, self.journal = store, None, None
-        try:
-            stored = store.read()
-            if stored is None: raise FileNotFoundError(f"{store.path!s} holds no stream to resume")
-            check_seed_rule(stored["config"], rng is not None, store.path)
-            self.config = stored["config"]; self._load(stored)
-            _journal_open(self, journal, fresh=False); _fresh_noise_on_resume(self)
-        except BaseException:
-            _close_journal(self)
-            if own: store.close()
-            raise
-        return self
-
-    def _state(self) -> dict: return dict(mech=self.mech, t=self.t, rows=self.rows, meta=self.meta)
-    def _load(self, stored):
-        "Rebuild the stream from a stored state whose signatures checked (StateStore.read): its checkpoint unpickled, its step records replayed."
-        s = _replay(stored)
-        self.mech, self.t, self.rows, self.meta, self._last = s["mech"], s["t"], s["rows"], s["meta"], s["last"]
-        self._snapshot = None                       # from now on a step that raises is undone from the file
 
     def step(self, x, t: int | None = None, meta: dict | None = None) -> Step:
         "Release timestamp t (default: the next one) from its data x; `meta` is stored with the state. The timestamp released last is returned again, as stored, never redrawn."
@@ -581,26 +607,6 @@ class Session:
         if self.journal is not None: _journal_append(self, step)     # state -> journal -> release: the journal never runs ahead
         self._last = step
         return step
-
-    def _restore(self):
-        "Put the mechanism back as it was before a step that raised: the start's snapshot before the first write, else the state file (its checkpoint, its records replayed: a rare path, at most CHECKPOINT_REPLAY checkpoint writes long)."
-        if self._snapshot is not None: self.mech = pickle.loads(self._snapshot)["mech"]
-        elif self.store is not None and (stored := self.store.read()) is not None: self.mech = _replay(stored)["mech"]
-
-    def _commit(self, step, x: bytes, meta: dict | None, seconds: float):
-        "Make the step durable before it is returned: its record (input, bookkeeping, a digest of its release) appended, or a checkpoint (StateStore.commit)."
-        record = pickle.dumps(dict(t=step.t, x=x, meta=meta or {}, release=_release_digest(step.release)), protocol=5)
-        try: self.store.commit(self.config, self.t, self.rows, record, seconds,
-                               lambda: (pickle.dumps(self._state(), protocol=5), pickle.dumps(step, protocol=5)))
-        except BaseException as e:   # not durable: this release must not be returned
-            self._refused = (step.t, f"its state could not be written ({e})"); raise
-        self._snapshot = None
-
-    @staticmethod
-    def n_rows(out) -> int:
-        "Output rows of one step: one for a histogram release, one per released timestamp for a delayed stream's (timestamps, values)."
-        if isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], np.ndarray) and out[0].dtype.kind in "iu": return int(out[0].size)
-        return 1
 
     @property
     def last(self) -> Step | None:
@@ -740,13 +746,9 @@ def _check_seed(stored: dict | None, seed, where, err) -> dict | None:
               f"for tests and reproductions, never for real data", file=err)
     return stored
 
-# %% ../nbs/06_online.ipynb #rel3a9c3
-def release_stream(mechanism: str, eps: float, w: int, state, input="-", output="-", seed: int | None = None,
-                   params: dict | None = None, lo: float | None = None, hi: float | None = None, d: int | None = None,
-                   noise: str = "exact", err=None, journal=None) -> dict:
-    "The release command: read one timestamp per input line, write its release as soon as it is made, resumable from `state` after a kill; `journal`: its append-only record on other storage."
-    import sys
-    err = err or sys.stderr
+# %% ../nbs/06_online.ipynb #14fd039e
+def _release_mechanism(mechanism, eps, w, params, seed, lo, hi, d, noise):
+    "The release command's mechanism, its stream kind and start arguments: refused before anything is opened when it cannot release."
     mech = get_mechanism(mechanism, eps=eps, w=w, **(params or {}))
     kind = mech.stream_kind
     if kind not in RELEASE_KINDS:
@@ -757,12 +759,74 @@ def release_stream(mechanism: str, eps: float, w: int, state, input="-", output=
     _check_flags(seed, lo, hi, d, kind)
     start_kw = dict(lo=float(lo), hi=float(hi)) if kind == "scalar" else ({} if d is None else dict(d=int(d)))
     Session(copy.deepcopy(mech), rng=seed, noise=noise, **({"d": 1} | start_kw if kind == "histogram" else start_kw)).close()  # its guards (noise, domain), nothing stored
-    to_file = _is_file(output)
-    if to_file and Path(output).is_file() and Path(output).stat().st_size and not Path(state).exists():
+    return mech, kind, start_kw
+
+# %% ../nbs/06_online.ipynb #1b09e33f
+def _refuse_foreign_output(output, state):
+    "A new stream (no state yet) refuses an output file that holds release rows already: they belong to another stream."
+    if Path(output).is_file() and Path(output).stat().st_size and not Path(state).exists():
         with open(output, "rb") as f: first = f.read(4096).split(b"\n")
         if len(first) > 2 or (len(first) == 2 and first[1]):
             raise StateMismatch(f"output {str(output)!r} holds release rows and state {str(state)!r} no stream: it is not this stream's output "
                                 f"(give a new output file; the old one belongs to another stream)")
+
+# %% ../nbs/06_online.ipynb #5f9fa402
+def _open_input(input):
+    "The input and whether it is a regular file: stdin for '-'; a regular file is read again from its start on resume; a pipe or FIFO named by path goes on, as stdin."
+    import sys
+    if input == "-": return getattr(sys.stdin, "buffer", sys.stdin), False
+    from_file = stat.S_ISREG(os.stat(input).st_mode)
+    return open(input, "rb", buffering=-1 if from_file else 0), from_file
+
+# %% ../nbs/06_online.ipynb #931796cc
+def _has_fd(f) -> bool:
+    try: f.fileno(); return True
+    except (OSError, ValueError, AttributeError): return False
+
+# %% ../nbs/06_online.ipynb #3a07db2c
+def _input_lines(fin, unbuffered, sigint, from_file, skip, want, input, counts, err):
+    "The input's lines to release as (line number, digest of the lines so far, values): lines consumed before skipped (their digest checked), bad lines reported and counted, an unfinished last line left."
+    prefix, lineno = b"", 0
+    for raw in _read_lines(fin, unbuffered, sigint):
+        if isinstance(raw, str): raw = raw.encode()
+        if not raw.endswith(b"\n"):
+            if lineno < skip: break
+            print(f"wevent-nb release: line {lineno + 1}: the input ended inside it (no newline): not released; a line counts once its "
+                  f"newline arrives (the same command, given the completed file, releases it)", file=err)
+            counts["bad"] += 1; break
+        lineno += 1
+        if from_file: prefix = _chain(prefix, raw)
+        if lineno <= skip:
+            if lineno == skip and want is not None and prefix.hex() != want:
+                raise StateMismatch(f"input {str(input)!r}: its first {skip} lines are not the lines this stream consumed (their digest "
+                                    f"differs): give the input file of the interrupted run (grown at its end, never cut or edited)")
+            continue
+        try: text = raw.decode()
+        except UnicodeDecodeError as e:
+            print(f"wevent-nb release: line {lineno}: not UTF-8 text (byte {e.start + 1} of the line); the state is unchanged, the next line "
+                  f"continues", file=err)
+            counts["bad"] += 1; continue
+        if not text.strip(): continue
+        counts["lines"] += 1
+        try: x = _parse_line(text, lineno)
+        except ValueError as e:
+            print(f"wevent-nb release: {e}; the state is unchanged, the next line continues", file=err)
+            counts["bad"] += 1; continue
+        yield lineno, prefix, x
+    if lineno < skip:
+        raise StateMismatch(f"input {str(input)!r} holds {lineno} complete lines, fewer than the {skip} this stream consumed: give the input "
+                            f"file of the interrupted run")
+
+# %% ../nbs/06_online.ipynb #rel3a9c3
+def release_stream(mechanism: str, eps: float, w: int, state, input="-", output="-", seed: int | None = None,
+                   params: dict | None = None, lo: float | None = None, hi: float | None = None, d: int | None = None,
+                   noise: str = "exact", err=None, journal=None) -> dict:
+    "The release command: read one timestamp per input line, write its release as soon as it is made, resumable from `state` after a kill; `journal`: its append-only record on other storage."
+    import sys
+    err = err or sys.stderr
+    mech, kind, start_kw = _release_mechanism(mechanism, eps, w, params, seed, lo, hi, d, noise)
+    to_file = _is_file(output)
+    if to_file: _refuse_foreign_output(output, state)
     store = StateStore(state)        # the lock, before anything is read: a second process on this state is refused here, at once
     fin = out = session = jr = None
     sigint = _Interrupt()
@@ -786,40 +850,12 @@ def release_stream(mechanism: str, eps: float, w: int, state, input="-", output=
             print(f"wevent-nb release: resuming {store.path} at t={session.t} (input lines consumed: {session.meta.get('lines', 0)})"
                   + (f"; journal {jr.path} at t={jr.t}" if jr is not None else ""), file=err)
         elif to_file: open(output, "ab").close()        # its folder and rights, before a line is read
-        if input == "-": fin, from_file = getattr(sys.stdin, "buffer", sys.stdin), False
-        else:           # a regular file is read again from its start on resume; a pipe or FIFO named by path goes on, as stdin
-            from_file = stat.S_ISREG(os.stat(input).st_mode)
-            fin = open(input, "rb", buffering=-1 if from_file else 0)
+        fin, from_file = _open_input(input)
         unbuffered = not from_file and _has_fd(fin)
         skip = session.meta.get("lines", 0) if session is not None and from_file else 0    # a file is read again from its start; stdin goes on
         want = session.meta.get("prefix") if session is not None and from_file else None
         sid = session.meta.get("stream") if session is not None else secrets.token_hex(8)
-        prefix, lineno = b"", 0
-        for raw in _read_lines(fin, unbuffered, sigint):
-            if isinstance(raw, str): raw = raw.encode()
-            if not raw.endswith(b"\n"):
-                if lineno < skip: break
-                print(f"wevent-nb release: line {lineno + 1}: the input ended inside it (no newline): not released; a line counts once its "
-                      f"newline arrives (the same command, given the completed file, releases it)", file=err)
-                counts["bad"] += 1; break
-            lineno += 1
-            if from_file: prefix = _chain(prefix, raw)
-            if lineno <= skip:
-                if lineno == skip and want is not None and prefix.hex() != want:
-                    raise StateMismatch(f"input {str(input)!r}: its first {skip} lines are not the lines this stream consumed (their digest "
-                                        f"differs): give the input file of the interrupted run (grown at its end, never cut or edited)")
-                continue
-            try: text = raw.decode()
-            except UnicodeDecodeError as e:
-                print(f"wevent-nb release: line {lineno}: not UTF-8 text (byte {e.start + 1} of the line); the state is unchanged, the next line "
-                      f"continues", file=err)
-                counts["bad"] += 1; continue
-            if not text.strip(): continue
-            counts["lines"] += 1
-            try: x = _parse_line(text, lineno)
-            except ValueError as e:
-                print(f"wevent-nb release: {e}; the state is unchanged, the next line continues", file=err)
-                counts["bad"] += 1; continue
+        for lineno, prefix, x in _input_lines(fin, unbuffered, sigint, from_file, skip, want, input, counts, err):
             if session is None:   # outside the per-line errors: a mechanism refusing its start arguments stops the command
                 if kind == "histogram" and "d" not in start_kw: start_kw["d"] = x.size
                 session = Session(mech, rng=seed, state=store, resume=False, noise=noise, journal=jr, **start_kw)
@@ -843,9 +879,6 @@ def release_stream(mechanism: str, eps: float, w: int, state, input="-", output=
             out.flush()
             if to_file: os.fsync(out.fileno())
             counts["released"] += 1
-        if lineno < skip:
-            raise StateMismatch(f"input {str(input)!r} holds {lineno} complete lines, fewer than the {skip} this stream consumed: give the input "
-                                f"file of the interrupted run")
     finally:
         if old is not None: signal.signal(signal.SIGINT, old)
         if fin is not None and input != "-": fin.close()
@@ -854,10 +887,6 @@ def release_stream(mechanism: str, eps: float, w: int, state, input="-", output=
         if jr is not None: jr.close()
         store.close()
     return counts
-
-def _has_fd(f) -> bool:
-    try: f.fileno(); return True
-    except (OSError, ValueError, AttributeError): return False
 
 # %% ../nbs/06_online.ipynb #rel4a9c4
 def release_status(state, journal=None) -> dict:

@@ -13,10 +13,9 @@ import numpy as np
 from .core import EXACT_MAX, as_rng, check_eps, check_positive, check_int, check_array, check_counts, check_categories, check_in_range, Draw, NoiseRecorder, NOISE_FORMS
 
 # %% auto #0
-__all__ = ['DLAP_MAX_NUMERATOR', 'FO_NAMES', 'laplace_scale', 'laplace_variance', 'laplace_mechanism', 'SVT',
-           'discrete_laplace_pmf', 'discrete_laplace_variance', 'discrete_laplace', 'ExactLaplace', 'fo_probabilities',
-           'grr_mean_variance', 'oue_mean_variance', 'olh_mean_variance', 'adaptive_choice', 'fo_mean_variance',
-           'fo_mean_variance_float', 'FrequencyOracle', 'GRR', 'OUE', 'OLHReports', 'olh_hash', 'OLH', 'get_fo']
+__all__ = ['FO_NAMES', 'laplace_scale', 'laplace_variance', 'laplace_mechanism', 'SVT', 'discrete_laplace_variance',
+           'discrete_laplace', 'ExactLaplace', 'fo_probabilities', 'grr_mean_variance', 'adaptive_choice',
+           'fo_mean_variance', 'fo_mean_variance_float', 'FrequencyOracle', 'GRR', 'OUE', 'OLH', 'get_fo']
 
 # %% ../nbs/01_primitives.ipynb #429e4086
 def laplace_scale(eps, sensitivity=1.0) -> float:
@@ -119,6 +118,7 @@ def discrete_laplace_pmf(k, scale):
     out = math.tanh(0.5 / b) * np.exp(-np.abs(check_array(k, "k", dtype=np.int64)) / b)
     return float(out) if out.ndim == 0 else out
 
+# %% ../nbs/01_primitives.ipynb #2d9ca968
 def discrete_laplace_variance(scale) -> float:
     "Var K = 2 e^(-1/scale) / (1 - e^(-1/scale))^2 of the discrete Laplace distribution (Eq. 6), about 2 scale^2 - 1/6."
     b = float(_dlap_scale(scale))
@@ -252,6 +252,7 @@ def grr_mean_variance(eps, n, d, paper_typo=False):
     k = 1.0 if paper_typo else 1.0 / d
     return _guard(e, m, lambda e, m: (d - 2 + np.exp(e)) / (m * np.expm1(e) ** 2) + k * (d - 2) / (m * np.expm1(e)))
 
+# %% ../nbs/01_primitives.ipynb #09b3f1d3
 def oue_mean_variance(eps, n, d):
     "Bin-averaged OUE variance 4e^eps/(n(e^eps-1)^2) + 1/(dn) (+inf if n <= 0 or eps <= 0)."
     e, m, d = _v_inputs(eps, n, d)
@@ -265,6 +266,7 @@ def olh_mean_variance(eps, n, d):
         return (q * (1 - q) + (p * (1 - p) - q * (1 - q)) / d) / (m * (p - q) ** 2)
     return _guard(e, m, v)
 
+# %% ../nbs/01_primitives.ipynb #092350c1
 def adaptive_choice(eps, d):
     "'grr' if d < 3 e^eps + 2 else 'oue' (Wang et al.'s rule), vectorised over eps."
     out = np.where(d < 3 * np.exp(np.asarray(eps, float)) + 2, "grr", "oue")
@@ -457,6 +459,7 @@ def olh_hash(seeds, values, g) -> np.ndarray:
         x = x ^ (x >> np.uint64(31))
     return (x % np.uint64(g)).astype(np.int64)
 
+# %% ../nbs/01_primitives.ipynb #c692e754
 class OLH(FrequencyOracle):
     "Optimized local hashing: hash to g = round(e^eps)+1 buckets, GRR over the buckets; p = e^eps/(e^eps+g-1), q = 1/g."
     name = "olh"

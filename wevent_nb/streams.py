@@ -81,9 +81,18 @@ class CategoricalAggregate:
     def frequencies(self) -> np.ndarray: return self.counts / self.N
     def __len__(self): return self.T
 
+# %% ../nbs/00b_streams.ipynb #eacafd25
+class _UsersByTime:
+    "The shape of a population held as `values` (N users x T timestamps), written once for the three that are."
+    @property
+    def N(self) -> int: return self.values.shape[0]
+    @property
+    def T(self) -> int: return self.values.shape[1]
+    def __len__(self): return self.T
+
 # %% ../nbs/00b_streams.ipynb #9bec5d9d
 @dataclass(frozen=True)
-class CategoricalPopulation:
+class CategoricalPopulation(_UsersByTime):
     "Local categorical population: `values[j, t]` in [0, d) is user j's value at timestamp t (N x T)."
     values: np.ndarray
     d: int
@@ -95,10 +104,6 @@ class CategoricalPopulation:
         if v.shape[0] < 1 or v.shape[1] < 1: raise ValueError(f"values must be N x T with N, T >= 1, got shape {v.shape}")
         object.__setattr__(self, "values", v)
     @property
-    def N(self) -> int: return self.values.shape[0]
-    @property
-    def T(self) -> int: return self.values.shape[1]
-    @property
     def counts(self) -> np.ndarray:
         "True histogram per timestamp (T x d)."
         off = (np.arange(self.T) * self.d)[None, :]
@@ -106,11 +111,10 @@ class CategoricalPopulation:
     @property
     def frequencies(self) -> np.ndarray: return self.counts / self.N
     def aggregate(self) -> CategoricalAggregate: return CategoricalAggregate(self.counts, self.name)
-    def __len__(self): return self.T
 
 # %% ../nbs/00b_streams.ipynb #906d7422
 @dataclass(frozen=True)
-class NumericPopulation:
+class NumericPopulation(_UsersByTime):
     "Local numeric population: `values[j, t]` in [lo, hi] (default [0, 1]) is user j's value at timestamp t."
     values: np.ndarray
     lo: float = 0.0
@@ -123,16 +127,11 @@ class NumericPopulation:
         if v.ndim == 1: v = v[None, :]
         object.__setattr__(self, "values", v)
     @property
-    def N(self) -> int: return self.values.shape[0]
-    @property
-    def T(self) -> int: return self.values.shape[1]
-    @property
     def means(self) -> np.ndarray: return self.values.mean(0)
-    def __len__(self): return self.T
 
 # %% ../nbs/00b_streams.ipynb #266a8eb4
 @dataclass(frozen=True)
-class PersonalizedPopulation:
+class PersonalizedPopulation(_UsersByTime):
     "Personalized population: categorical `values` (N x T in [0, d)) and each user's budget `eps[i]` and window `w[i]`."
     values: np.ndarray
     d: int
@@ -149,12 +148,7 @@ class PersonalizedPopulation:
         if np.any(w < 1): raise ValueError(f"w must be an integer >= 1 for every user, found {w.min()}")
         object.__setattr__(self, "eps", e); object.__setattr__(self, "w", w)
     @property
-    def N(self) -> int: return self.values.shape[0]
-    @property
-    def T(self) -> int: return self.values.shape[1]
-    @property
     def counts(self) -> np.ndarray: return CategoricalPopulation(self.values, self.d).counts
-    def __len__(self): return self.T
 
 # %% ../nbs/00b_streams.ipynb #14716dbf
 @dataclass(frozen=True)
