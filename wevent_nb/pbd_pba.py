@@ -453,27 +453,42 @@ def port_release(pid, counts, e2, theta2):
         r = PORTS[pid].release(counts, e2, theta2)
     return r
 
+# %% ../nbs/13_pbd_pba.ipynb #b86df33a
+from typing import NamedTuple
+
+class PWSMParams(NamedTuple):
+    "A PWSM run's parameters, one record for its compiled step (pwsm_steps reads them by name; PWSMKernel._kernel_params builds it)."
+    rule: int             # the publication budgets of line 4: PBD_RULE or PBA_RULE
+    remember: bool        # PBA: a publication becomes the last one (its slot and shares)
+    std: bool             # line 5's threshold: sqrt(err2) (threshold="std") or 1/theta2 ("kellaris")
+    eps: np.ndarray       # each type's eps_i (G,)
+    w: np.ndarray         # each type's w_i (G,), int64
+    n: np.ndarray         # users per type (G,), float64
+    e1: np.ndarray        # DC's budget per type, eps_i/(2 w_i)
+    theta1: float         # DC's sampling threshold (OBS over e1)
+    p1: np.ndarray        # DC's sampling probabilities at theta1
+
 # %% ../nbs/13_pbd_pba.ipynb #be2df3e0
 @njit(cache=True, error_model="numpy")
 def pwsm_steps(C, t0, o, est, pub, spent2, dis_at, theta2_at, thr_at, nullified_at, sampled_at, shares_at,   # the slots' per-type counts, where they start, the outputs
                rng, pid, hook_decide, hook_release,                                                      # the noise, a subclass's hooks (through port pid)
-               last, recent, l, s, rule, remember, std, eps, w, n, e1, theta1, p1):                      # state, parameters
+               last, recent, l, s, par):                                                         # state, the run's PWSMParams
     "Algorithm 2 over the slots of C ((m, G, d): slots t0, t0 + 1, ...), written at column/row t - o of the outputs."
     G, d = C.shape[1], C.shape[2]
     e2, shares = np.empty(G), np.zeros(G, np.int64)
     for i in range(C.shape[0]):
         t = t0 + i; k = t - o
         counts = C[i]
-        charge(pid, t, e1)                                    # every spend is booked before the noise it pays for
-        dis = mean_abs_diff(sm_sample_counts(counts, p1, rng, pid), last) + lap(rng, pid, 1.0 / (d * theta1), DC_SITE)   # DC
+        charge(pid, t, par.e1)                                    # every spend is booked before the noise it pays for
+        dis = mean_abs_diff(sm_sample_counts(counts, par.p1, rng, pid), last) + lap(rng, pid, 1.0 / (d * par.theta1), DC_SITE)   # DC
         cand = True
-        if rule == PBD_RULE: pbd_candidate(t, recent, eps, w, e2)
-        else: cand = pba_candidate(t, l, s, w, e1, shares, e2)
+        if par.rule == PBD_RULE: pbd_candidate(t, recent, par.eps, par.w, e2)
+        else: cand = pba_candidate(t, l, s, par.w, par.e1, shares, e2)
         theta2, thr, sampled, published = np.nan, np.nan, False, False
         if cand:
-            theta2, err2 = obs_compiled(e2, n)                # OBS is a function of the budgets
+            theta2, err2 = obs_compiled(e2, par.n)                # OBS is a function of the budgets
             if theta2 < EPS_MIN: thr = np.inf                 # every type's window exhausted: no release can be paid for, whatever line 5 says
-            elif std:
+            elif par.std:
                 if err2 < 0: raise ValueError("math domain error")            # what math.sqrt raised
                 thr = math.sqrt(err2)
             else: thr = 1.0 / theta2
@@ -487,10 +502,10 @@ def pwsm_steps(C, t0, o, est, pub, spent2, dis_at, theta2_at, thr_at, nullified_
                         p2 = sm_probabilities(e2, theta2)
                     last[:] = lap_add(sm_sample_counts(counts, p2, rng, pid), rng, pid, 1.0 / theta2, SM_SITE)
                 spent2[:, k] = e2
-                if rule == PBA_RULE:
-                    if remember: l[0] = t; s[:] = shares
+                if par.rule == PBA_RULE:
+                    if par.remember: l[0] = t; s[:] = shares
                     shares_at[:, k] = shares
-        if rule == PBD_RULE:                                  # this slot's spends join the window, the oldest leaves
+        if par.rule == PBD_RULE:                                  # this slot's spends join the window, the oldest leaves
             W = recent.shape[1]
             for g in range(G):
                 for j in range(W - 1): recent[g, j] = recent[g, j + 1]
@@ -516,6 +531,12 @@ class PWSMKernel:
         "SM at threshold theta2 for the publication budgets e2 (one per type): what the kernel draws (a subclass replacing it is called through the port)."
         return sm_disturb(sm_sample(counts, sm_probabilities(e2, theta2), self._rng), theta2, self._rng)
 
+    def _kernel_params(self) -> PWSMParams:
+        "The run's parameter record for the compiled step, from what start() computed."
+        ty = self._ty
+        return PWSMParams(rule=self.rule, remember=self.remember, std=self.threshold == "std", eps=ty.eps, w=ty.w,
+                          n=ty.n.astype(float), e1=self._e1, theta1=float(self._theta1), p1=self._p1)
+
     def _outputs(self, m) -> tuple:
         "Where the kernel writes m slots, and the offset of their rows: a batch run's arrays (row t), or m fresh rows (online)."
         if self._T is not None:
@@ -527,11 +548,10 @@ class PWSMKernel:
 
     def _steps(self, C):
         "Make the next len(C) slots (per-type counts (m, G, d)) with the kernel: in compiled code with a plain Generator, else through a port (a recording generator sees each draw; online, each spend is charged first; a subclass's line-5 test or release is called)."
-        t0, m, ty = self._t, C.shape[0], self._ty
+        t0, m = self._t, C.shape[0]
         o, out = self._outputs(m)
         hooks = (type(self)._decide is not PWSMKernel._decide, type(self)._release is not PWSMKernel._release)
-        tail = (self._last, self._recent, self._l, self._s, self.rule, self.remember, self.threshold == "std",
-                ty.eps, ty.w, ty.n.astype(float), self._e1, float(self._theta1), self._p1)
+        tail = (self._last, self._recent, self._l, self._s, self._kernel_params())
         if self._T is None or any(hooks) or type(self._rng) is not np.random.Generator:
             with PersonalPort(self) as pid: self.kernel(C, t0, o, *out, NO_RNG, pid, *hooks, *tail)
         else: self.kernel(C, t0, o, *out, self._rng, NO_PORT, False, False, *tail)
@@ -668,29 +688,40 @@ def port_reports(pid, g, v):
         r = PORTS[pid].reports(g, v)
     return r
 
+# %% ../nbs/13_pbd_pba.ipynb #4e063603
+class PLBUParams(NamedTuple):
+    "A PLBU run's parameters, one record for its compiled step (plbu_steps reads them by name; PLBU._kernel_params builds it)."
+    members: np.ndarray   # the users in type order (each type's in id order)
+    lo: np.ndarray        # where each type's users start in members (G + 1,)
+    n: np.ndarray         # users per type (G,), float64
+    p: np.ndarray         # GRR's probability of reporting the true value, per type
+    q: np.ndarray         # GRR's probability of reporting each other value, per type
+    rate: np.ndarray      # each type's spend per slot, eps_i/w_i
+
 # %% ../nbs/13_pbd_pba.ipynb #7dcaa0f7
 PLBU_BLOCK = 64                                  # slots copied at a time into a slot-major block (64 bytes of each user's row: one cache line)
+
 @njit(cache=True)
-def plbu_steps(V, t0, o, est, rng, pid, members, lo, n, p, q, rate):
+def plbu_steps(V, t0, o, est, rng, pid, par):
     "PLBU over the columns of V (every user's value at slots t0, t0 + 1, ...), written at row t - o: each type's users (members[lo[g]:lo[g + 1]]) report through GRR at p[g], q[g]; the per-type unbiased counts summed in type order."
-    (N, m), G, d = V.shape, n.shape[0], est.shape[1]
+    (N, m), G, d = V.shape, par.n.shape[0], est.shape[1]
     size = 0
-    for g in range(G): size = max(size, lo[g + 1] - lo[g])
+    for g in range(G): size = max(size, par.lo[g + 1] - par.lo[g])
     block, keep, support = np.empty((min(m, PLBU_BLOCK), N), V.dtype), np.empty(size, np.bool_), np.empty(d, np.int64)
     for b0 in range(0, m, PLBU_BLOCK):                        # a block of slots, the users in type order: block[i] is slot b0 + i
         b = min(m, b0 + PLBU_BLOCK) - b0
         for u in range(N):
-            row = V[members[u], b0:b0 + b]
+            row = V[par.members[u], b0:b0 + b]
             for i in range(b): block[i, u] = row[i]
         for i in range(b):
             t = t0 + b0 + i
-            charge(pid, t, rate)                              # online: each user's eps_i/w_i, booked before the reports are drawn
+            charge(pid, t, par.rate)                              # online: each user's eps_i/w_i, booked before the reports are drawn
             acc = np.zeros(d)
             for g in range(G):
-                v = block[i, lo[g]:lo[g + 1]]
+                v = block[i, par.lo[g]:par.lo[g + 1]]
                 if pid >= 0: support[:] = port_reports(pid, g, v.copy())
-                else: grr_support(v, p[g], d, rng, keep, support)
-                for j in range(d): acc[j] += (support[j] - n[g] * q[g]) / (p[g] - q[g])
+                else: grr_support(v, par.p[g], d, rng, keep, support)
+                for j in range(d): acc[j] += (support[j] - par.n[g] * par.q[g]) / (par.p[g] - par.q[g])
             est[t - o] = acc
 
 # %% ../nbs/13_pbd_pba.ipynb #ca517aac
@@ -718,16 +749,21 @@ class PLBU(PersonalizedMethod):
         return self
     def _steps(self, V):
         "Make the next V.shape[1] slots (every user's values, (N, m)) with the kernel: in compiled code with a plain Generator and GRR's own reports, else through a port (a recording generator, online books, an oracle with other methods)."
-        t0, m, ty = self._t, V.shape[1], self._ty
+        t0, m = self._t, V.shape[1]
         o, est = (0, self._est) if self._T is not None else (t0, np.zeros((m, self._d)))
-        args = (self._members, self._lo, ty.n.astype(float), np.array([fo.p for fo in self._fos]), np.array([fo.q for fo in self._fos]), ty.eps / ty.w)
+        par = self._kernel_params()
         own = all((type(fo).perturb, type(fo).support_counts) == GRR_REPORT for fo in self._fos)
         if self._T is None or not own or type(self._rng) is not np.random.Generator:
-            with PersonalPort(self) as pid: plbu_steps(V, t0, o, est, NO_RNG, pid, *args)
-        else: plbu_steps(V, t0, o, est, self._rng, NO_PORT, *args)
+            with PersonalPort(self) as pid: plbu_steps(V, t0, o, est, NO_RNG, pid, par)
+        else: plbu_steps(V, t0, o, est, self._rng, NO_PORT, par)
         self._t = t0 + m
         self.last_info = dict(t=self._t - 1)
         return est[self._t - 1 - o]
+    def _kernel_params(self) -> PLBUParams:
+        "The run's parameter record for the compiled step, from what start() set up."
+        ty = self._ty
+        return PLBUParams(members=self._members, lo=self._lo, n=ty.n.astype(float), p=np.array([fo.p for fo in self._fos]),
+                          q=np.array([fo.q for fo in self._fos]), rate=ty.eps / ty.w)
     def step(self, x):
         "Each user's GRR report of its value at this slot (x: one value per user); return (release, True)."
         if self._T is not None and self._t >= self._T: raise ValueError(f"step called more than T={self._T} times")
