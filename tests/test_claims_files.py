@@ -7,7 +7,7 @@ import pytest
 from wevent_nb.experiments import claim_counts, read_claims
 
 ROOT = Path(__file__).resolve().parents[1]
-PAPER_NOTEBOOKS = {p.name[:2]: p.stem for p in (ROOT / "nbs").glob("1[0-9]_*.ipynb")}   # "10" -> "10_ldp_ids"
+PAPER_NOTEBOOKS = {p.name[:2]: p.stem for p in (ROOT / "nbs").glob("1[0-9]_*.ipynb") if not p.stem.endswith("_repro")}   # "10" -> "10_ldp_ids" (its library notebook)
 CLAIMS = sorted((ROOT / "claims").glob("*.csv"))
 
 

@@ -505,5 +505,5 @@ def test_index_names_each_paper_and_its_committed_counts(tmp_path):
     for href in re.findall(r'href="([^"]*claims/[^"]*\.md)"', page):
         assert (out / href).resolve().is_file(), href
     info = {p.stem: notebook_info(p) for p in nbs}
-    assert info["13_pbd_pba"]["venue"].startswith("PVLDB") and info["14_delay"]["venue"] == "NDSS 2025"
-    assert info["10_ldp_ids"]["venue"] == "SIGMOD 2022" and "Ren" in info["10_ldp_ids"]["authors"]
+    assert info["13_pbd_pba_repro"]["venue"].startswith("PVLDB") and info["14_delay_repro"]["venue"] == "NDSS 2025"
+    assert info["10_ldp_ids_repro"]["venue"] == "SIGMOD 2022" and "Ren" in info["10_ldp_ids_repro"]["authors"]

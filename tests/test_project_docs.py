@@ -42,7 +42,9 @@ def test_paper_notebooks_show_claims_whole():
             assert "display(claims)" not in code and "display(claims_table(" not in code, f"{nb_path.name} displays a raw claims DataFrame"
 
 
-PAPER_NBS = sorted((ROOT / "nbs").glob("1[0-4]_*.ipynb"))
+# Each paper is two notebooks (issue 39): the library `1N_<paper>` and the reproduction `1N_<paper>_repro`, its report.
+PAPER_NBS = sorted((ROOT / "nbs").glob("1[0-4]_*_repro.ipynb"))
+LIBRARY_NBS = sorted(p for p in (ROOT / "nbs").glob("1[0-4]_*.ipynb") if not p.stem.endswith("_repro"))
 
 
 def _lands(href: str, ids: set) -> bool:
@@ -51,37 +53,53 @@ def _lands(href: str, ids: set) -> bool:
     return frag in ids or unquote(frag) in ids
 
 
-def test_paper_notebooks_open_with_citation_summary_jump_links_and_committed_table():
-    "After the title: the citation and a summary, jump links to headings the report renderer anchors, and the committed table."
+def _opening(p: Path):
+    "A paper notebook's first three cells (kinds, sources), its intro, and the jump links of its intro as the report renderer reads them."
     from nbconvert.filters.markdown_mistune import markdown2html_mistune
-    from wevent_nb.cli import callouts_as_quotes, notebook_info, paper_id
+    from wevent_nb.cli import callouts_as_quotes, notebook_info
+    cells = json.loads(p.read_text(encoding="utf-8"))["cells"]
+    kinds, first = [c["cell_type"] for c in cells[:3]], ["".join(c["source"]) for c in cells[:3]]
+    assert kinds[:2] == ["markdown", "markdown"] and first[0].startswith("# "), p.name
+    intro = " ".join(first[1].split())
+    assert intro.startswith("**Citation.**") and notebook_info(p)["paper"] in intro, f"{p.name}: no citation of the paper"
+    assert "**In short.**" in intro and "**Jump to:**" in intro, p.name
+    targets = re.findall(r'href="(#[^"]+)"', markdown2html_mistune(first[1]))
+    rendered = "".join(markdown2html_mistune(callouts_as_quotes("".join(c["source"]))) for c in cells if c["cell_type"] == "markdown")
+    ids = set(re.findall(r'\bid="([^"]+)"', rendered))
+    assert len(targets) >= 4 and all(_lands(t, ids) for t in targets), f"{p.name}: jump links to no heading: {[t for t in targets if not _lands(t, ids)]}"
+    return kinds, first, targets
+
+
+def test_library_notebooks_open_with_citation_summary_and_jump_links_to_their_reproduction():
+    "A paper's library notebook: the citation, a summary, jump links ending at its Reproduction section, no claims machinery."
+    assert [p.stem + "_repro" for p in LIBRARY_NBS] == [p.stem for p in PAPER_NBS] and len(PAPER_NBS) == 5
+    for p in LIBRARY_NBS:
+        kinds, first, targets = _opening(p)
+        assert targets[-1] == "#Reproduction", f"{p.name}: jump links {targets}"
+        assert f"{p.stem}_repro.ipynb" in p.read_text(encoding="utf-8"), f"{p.name} does not link to its reproduction notebook"
+
+
+def test_paper_notebooks_open_with_citation_summary_jump_links_and_committed_table():
+    "A paper's report (its reproduction notebook), after the title: the citation and a summary, jump links to headings the report renderer anchors, and the committed table."
+    from wevent_nb.cli import paper_id
     assert len(PAPER_NBS) == 5
     for p in PAPER_NBS:
-        cells = json.loads(p.read_text(encoding="utf-8"))["cells"]
-        kinds, first = [c["cell_type"] for c in cells[:3]], ["".join(c["source"]) for c in cells[:3]]
-        assert kinds == ["markdown", "markdown", "code"] and first[0].startswith("# "), p.name
-        intro = " ".join(first[1].split())
-        assert intro.startswith("**Citation.**") and notebook_info(p)["paper"] in intro, f"{p.name}: no citation of the paper"
-        assert "**In short.**" in intro and "**Jump to:**" in intro, p.name
-        targets = re.findall(r'href="(#[^"]+)"', markdown2html_mistune(first[1]))     # as the report renderer reads them
-        assert targets[-1] == "#Claims" and len(targets) >= 4, f"{p.name}: jump links {targets}"
-        rendered = "".join(markdown2html_mistune(callouts_as_quotes("".join(c["source"]))) for c in cells if c["cell_type"] == "markdown")
-        ids = set(re.findall(r'\bid="([^"]+)"', rendered))
-        assert all(_lands(t, ids) for t in targets), f"{p.name}: jump links to no heading: {[t for t in targets if not _lands(t, ids)]}"
+        kinds, first, targets = _opening(p)
+        assert kinds[2] == "code" and targets[-1] == "#Claims", f"{p.name}: jump links {targets}"
         assert first[2].splitlines() == ["#| echo: false", "from wevent_nb.experiments import committed_claims",
                                          f'committed_claims("{paper_id(p)}")'], p.name
 
 
 def test_report_shows_the_committed_counts_before_the_derivations(tmp_path):
-    """The report of a paper notebook (13_pbd_pba without its code cells after the opening ones: seconds, not minutes) shows
+    """The report of a paper (13_pbd_pba_repro without its code cells after the opening ones: seconds, not minutes) shows
     the committed table's counts, linked, before its first derivation heading; every jump link lands on a heading."""
     from wevent_nb.cli import run_report
     from wevent_nb.experiments import committed_claims
-    nb = json.loads((ROOT / "nbs" / "13_pbd_pba.ipynb").read_text(encoding="utf-8"))
+    nb = json.loads((ROOT / "nbs" / "13_pbd_pba_repro.ipynb").read_text(encoding="utf-8"))
     nb["cells"] = [c for i, c in enumerate(nb["cells"]) if i < 3 or c["cell_type"] == "markdown"
                    or "parameters" in c["metadata"].get("tags", [])]
     for d in ("nbs", "reports"): (tmp_path / d).mkdir()
-    src = tmp_path / "nbs" / "13_pbd_pba.ipynb"
+    src = tmp_path / "nbs" / "13_pbd_pba_repro.ipynb"
     src.write_text(json.dumps(nb), encoding="utf-8")
     rec = run_report(src, tmp_path / "reports", {"scale": "quick"}, cwd=ROOT / "nbs", timeout=120)
     assert rec["status"] == "ok", rec["error"]
