@@ -7,6 +7,7 @@ Docs: https://wevent-nb.github.io/wevent_nb/capp.html.md"""
 # %% ../nbs/12_capp.ipynb #145bcba7
 from __future__ import annotations
 import functools, math, numbers
+from typing import NamedTuple
 import numpy as np
 from numba import njit, objmode
 from wevent_nb.core import (PUBLIC, SECRET, Mechanism, Release, Ledger, RollingLedger, UnprovenConfiguration, NumericPopulation, register,
@@ -322,6 +323,37 @@ def segments(L: int, n_s: int):
     stops = np.r_[starts[1:], L]
     return starts, stops
 
+# %% ../nbs/12_capp.ipynb #f77de27d
+class PPParams(NamedTuple):
+    "The parameters of `pp_steps` for one configuration, read by name in the kernel (numba compiles a NamedTuple as a record): built once per run by `PPMechanism._prepare`."
+    rep_run: np.ndarray      # a run's schedule: whether each position of a run of Lq slots reports ...
+    seg_run: np.ndarray      # ... and the first position its report reads (its segment's start)
+    rep_last: np.ndarray     # the same for a batch stream's cut last run
+    seg_last: np.ndarray
+    Lq: int                  # the run length
+    kind: int                # the randomizer, its place in RANDOMIZERS
+    feedback: bool           # whether the deviations are fed back (IPP, APP, CAPP and their variants)
+    mode: int                # how a fed-back value reaches the randomizer's domain (report_input's mode)
+    in_lo: float             # the input range of that map ...
+    in_hi: float
+    l: float                 # ... and the range the report is mapped back with (CAPP's [l, u])
+    u: float
+    r1: float                # the randomizer's parameters at the report's budget (_randomizer_params)
+    r2: float
+    lo: float                # the stream's domain [lo, hi]
+    hi: float
+
+class BASWParams(NamedTuple):
+    "The parameters of `basw_steps` for one configuration, read by name in the kernel: built once per run by `BASW._prepare`."
+    unit: float              # the budget of one unit, eps / (2w)
+    w: int                   # the window
+    b1: float                # SW's (b, p) at one unit (M1 and the first release)
+    p1: float
+    tb: np.ndarray           # SW's b and p at k = 1..w units (a publication of k units: index k - 1)
+    tp: np.ndarray
+    lo: float                # the stream's domain [lo, hi]
+    hi: float
+
 # %% ../nbs/12_capp.ipynb #cc0step1
 _CLIP, _CAPP_ALG2, _CAPP_AUTHORS = 0, 1, 2   # how a fed-back value reaches the randomizer's domain (the kernel's `mode`)
 
@@ -399,11 +431,12 @@ def _port_report(pid, v):
 @njit(cache=True)
 def pp_steps(Z, t0, T, noise, pid, py_draws,                  # slots t0, t0 + 1, ... of the values in [0, 1] (users x slots); T (0: online); the noise
              zrun, D, dev, kb, raw, Dtrace, means, reported,   # state: the run's values, D, the ring of deviations, [reports made, the run's first]; outputs
-             rep_run, seg_run, rep_last, seg_last,             # a run's schedule, and that of a batch stream's cut last run
-             Lq, kind, feedback, mode, in_lo, in_hi, l, u, r1, r2, lo, hi):
+             P):                                               # the configuration's PPParams
     "PPMechanism's step over the columns of Z, report r drawn from row r of `noise` (or, py_draws, through port pid): per step the mean of the reports (NaN where none) and whether a report was made; a batch run's raw reports and D in its rows."
     N, n = Z.shape
     acc = dev.shape[1]
+    rep_run, seg_run, rep_last, seg_last, Lq = P.rep_run, P.seg_run, P.rep_last, P.seg_last, P.Lq
+    kind, feedback, mode, in_lo, in_hi, l, u, r1, r2, lo, hi = P.kind, P.feedback, P.mode, P.in_lo, P.in_hi, P.l, P.u, P.r1, P.r2, P.lo, P.hi
     v, x, y, out = np.empty(N), np.empty(N), np.empty(N), np.empty(N)
     r = 0                                                              # reports made in this call
     for i in range(n):
@@ -655,6 +688,7 @@ class _PPSteps:
         elif self.variant == "alg2": self._map = (_CAPP_ALG2, self.l, self.u, self.l, self.u)
         else: self._map = (_CAPP_AUTHORS, min(self.l, 0.0), max(self.u, 1.0), self.l, self.u)   # the authors' code: normalise over [min(l,0), max(u,1)]
         self._kind, self._rpar = RANDOMIZERS.index(self.base), _randomizer_params(self.base, self.eps_report)
+        self._params = PPParams(*self._run, *self._run_last, self.Lq, self._kind, self.feedback != "none", *self._map, *self._rpar, self._lo, self._hi)
 
     def _perturb(self, v):
         "One report per user of base-unit inputs v (already fed back), drawn in Python: the clip and CAPP's [l, u] map (compiled, the kernel's), `randomize`, the map back. Only a run that draws through the port calls it; the kernel draws the same reports itself."
@@ -679,8 +713,7 @@ class _PPSteps:
         noise = _NO_ROWS if py or not K else draw_noise(self._kind, self._rng, K, N, self._rpar[0])
         means, reported = np.empty(n), np.zeros(n, bool)
         rows = (self._raw, self._Dtrace) if batch else (_NO_ROWS, _NO_ROWS)
-        args = (self._zrun, self._D, self._dev, self._kb, *rows, means, reported, *self._run, *self._run_last,
-                self.Lq, self._kind, self.feedback != "none", *self._map, *self._rpar, self._lo, self._hi)
+        args = (self._zrun, self._D, self._dev, self._kb, *rows, means, reported, self._params)
         if py:                                                               # the reports drawn in Python, through the port
             with ReportPort(self, online=False) as pid: pp_steps(Z, t0, self._T or 0, noise, pid, True, *args)
         else: pp_steps(Z, t0, self._T or 0, noise, NO_PORT, False, *args)
@@ -869,9 +902,10 @@ def _port_book_units(pid, t, kk, users):
 @njit(cache=True)
 def basw_steps(Z, t0, T, rng, pid, py_draws,              # slots t0, t0 + 1, ... of the values in [0, 1] (users x slots); T (0: online); the noise
                last, lpub, kpub, raw, units, means, n_pub,  # state: each user's last release, last publication slot and units; outputs
-               unit, w, b1, p1, tb, tp, lo, hi):           # SW's (b, p) at one unit, and at k units (k = 1..w: tb[k - 1], tp[k - 1])
+               P):                                          # the configuration's BASWParams
     "BA-SW's step over the columns of Z: per step the mean release and the number of users who published; a batch run's releases, and the units of each publication (its books), in its rows."
     N, n = Z.shape
+    unit, w, b1, p1, tb, tp, lo, hi = P.unit, P.w, P.b1, P.p1, P.tb, P.tp, P.lo, P.hi
     x, dis, u1, u2 = np.empty(N), np.empty(N), np.empty(N), np.empty(N)
     idx, kk = np.empty(N, np.int64), np.empty(N, np.int64)
     for i in range(n):
@@ -932,16 +966,16 @@ class BASW(NumericLDPMechanism):
         self._units = np.zeros((self._N, self._T), np.int64) if self._T is not None else None   # the units each publication spends
 
     def _prepare(self):
-        "SW's (b, p) at one unit (M1 and the first release) and at k = 1..w units (the publications: tables indexed by k - 1)."
+        "The kernel's record: SW's (b, p) at one unit (M1 and the first release) and at k = 1..w units (the publications: tables indexed by k - 1)."
         b1p1, tbtp = _basw_params(float(self.unit), int(self.w))
-        self._b1p1, self._tbtp = b1p1, tuple(a.copy() for a in tbtp)
+        self._params = BASWParams(float(self.unit), int(self.w), *b1p1, *(a.copy() for a in tbtp), self._lo, self._hi)
 
     def _steps(self, Z):
         "The steps of the columns of Z (values in [0, 1] of the next slots) in one call of the compiled step; a batch run's spends booked; returns (means, published) per step."
         t0, n, batch, N = self._t, Z.shape[1], self._T is not None, self._N
         means, n_pub = np.empty(n), np.zeros(n, np.int64)
         rows = (self._raw, self._units) if batch else (_NO_ROWS, _NO_UNITS)
-        state = (self._last, self._l, self._k, *rows, means, n_pub, float(self.unit), int(self.w), *self._b1p1, *self._tbtp, self._lo, self._hi)
+        state = (self._last, self._l, self._k, *rows, means, n_pub, self._params)
         py = self._draws_in_python()
         if py or not batch:                                                  # Python draws, or an online run's books: through the port
             with ReportPort(self, online=not batch) as pid: basw_steps(Z, t0, self._T or 0, NO_RNG if py else self._rng, pid, py, *state)
