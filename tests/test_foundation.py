@@ -2,9 +2,7 @@
 
 Every name `wevent_nb.core` exported before the split is still exported there (the same object as its piece's); the
 foundation's modules import only each other (no paper, no experiment machinery); the contract imports no paper module;
-and the foundation's notebooks keep the house sizes (no exported cell over 80 lines, no class over 150)."""
-import ast
-import json
+and (tests/test_house.py) every notebook keeps the house sizes."""
 from pathlib import Path
 
 from test_import_graph import import_graph
@@ -26,10 +24,13 @@ CORE_NAMES_BEFORE = [
     'check_noise_ledger']
 
 
+MOVED_TO_BROKEN = {"ToyOverspend"}   # issue 39, item 4: deliberately wrong variants are public only in wevent_nb.broken
+
+
 def test_every_name_core_exported_is_still_there():
     import importlib
     import wevent_nb.core as core
-    missing = [n for n in CORE_NAMES_BEFORE if n not in core.__all__ or not hasattr(core, n)]
+    missing = [n for n in CORE_NAMES_BEFORE if (n not in core.__all__ and n not in MOVED_TO_BROKEN) or not hasattr(core, n)]
     assert not missing, missing
     for piece in ("validation", "streams", "ledger", "rolling", "noise"):
         mod = importlib.import_module(f"wevent_nb.{piece}")
@@ -37,7 +38,7 @@ def test_every_name_core_exported_is_still_there():
             if n in CORE_NAMES_BEFORE: assert getattr(core, n) is getattr(mod, n), n   # re-exported, not copied
     ns = {}
     exec("from wevent_nb.core import *", ns)
-    assert set(CORE_NAMES_BEFORE) <= set(ns)
+    assert set(CORE_NAMES_BEFORE) - MOVED_TO_BROKEN <= set(ns)     # the broken toy is importable, public in wevent_nb.broken
 
 
 def test_the_foundation_imports_only_the_foundation():
@@ -45,23 +46,3 @@ def test_the_foundation_imports_only_the_foundation():
     for m in FOUNDATION:
         assert graph[m] <= FOUNDATION, f"{m} imports {graph[m] - FOUNDATION}"
     assert not graph["contract"] & PAPERS, f"contract imports paper modules: {graph['contract'] & PAPERS}"
-
-
-def _exported_cells(nb_path: Path):
-    for c in json.loads(nb_path.read_text(encoding="utf-8"))["cells"]:
-        src = "".join(c["source"])
-        if c["cell_type"] == "code" and src.replace(" ", "").startswith("#|export"): yield src
-
-
-def test_foundation_cells_and_classes_keep_the_house_sizes():
-    nbs = sorted((ROOT / "nbs").glob("00*.ipynb"))
-    assert [p.name for p in nbs] == ["00_core.ipynb", "00a_validation.ipynb", "00b_streams.ipynb", "00c_ledger.ipynb",
-                                     "00d_rolling.ipynb", "00e_noise.ipynb"]
-    for p in nbs:
-        for src in _exported_cells(p):
-            n = len(src.rstrip("\n").split("\n"))
-            assert n <= 80, f"{p.name}: an exported cell of {n} lines ({src.splitlines()[1][:60]!r})"
-            body = "\n".join(l for l in src.split("\n") if not l.startswith("#|"))
-            for node in ast.walk(ast.parse(body)):
-                if isinstance(node, ast.ClassDef):
-                    assert node.end_lineno - node.lineno < 150, f"{p.name}: class {node.name} is {node.end_lineno - node.lineno + 1} lines"

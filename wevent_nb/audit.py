@@ -17,7 +17,7 @@ from .core import (Mechanism, HistogramStream, CategoricalPopulation, NumericPop
 __all__ = ['loss_lower_bound', 'Pair', 'reference', 'neighbours', 'changed_timestamps', 'pair_source', 'claimed_eps',
            'neighbour_pairs', 'user_pairs', 'numeric_pairs', 'personalized_pairs', 'event_pairs', 'booked', 'simulate',
            'AuditResult', 'default_pairs', 'random_pairs', 'Jump', 'jump_families', 'Boundary', 'find_boundary',
-           'ToyRawThreshold', 'search_pairs', 'screen', 'audit', 'ToyLocalMean', 'ToyPersonalized', 'ToyEventLaplace']
+           'search_pairs', 'screen', 'audit', 'ToyLocalMean', 'ToyPersonalized', 'ToyEventLaplace']
 
 # %% ../nbs/05_audit.ipynb #12d5df8e
 def cp_lower(k, n, a):

@@ -24,13 +24,13 @@ __all__ = ['PUBLIC', 'SECRET', 'RELATION_KINDS', 'CHANGES', 'RECORD_ADD_REMOVE',
            'PERSONALIZED_CHANGE', 'EVENT_CHANGE', 'RELATIONS', 'GUARANTEES', 'EXACT_MAX', 'EXACT_STATISTICS',
            'UnclassifiedInfo', 'info_classification', 'split_info', 'Relation', 'check_exact_noise', 'Mechanism',
            'MechanismInfo', 'register', 'list_mechanisms', 'get_mechanism', 'exact_bound', 'check_lattice',
-           'ToyUniform', 'ToyOverspend', 'Runs', 'param_docs', 'EPS_MIN', 'EPS_MAX', 'PrivacyBudgetExceeded',
-           'UnprovenConfiguration', 'check_eps', 'check_positive', 'check_bool', 'check_int', 'check_w',
-           'check_fraction', 'check_array', 'check_counts', 'check_categories', 'check_in_range', 'parse_value',
-           'as_rng', 'spawn_rngs', 'seed_from_key', 'HistogramStream', 'CategoricalAggregate', 'CategoricalPopulation',
-           'NumericPopulation', 'PersonalizedPopulation', 'ScalarStream', 'STREAM_KINDS', 'Release', 'REL_TOL',
-           'Ledger', 'RollingLedger', 'Draw', 'NoiseRecorder', 'NoiseNotBooked', 'NOISE_ROLES', 'SVT_MODES',
-           'NOISE_FORMS', 'noise_spends', 'check_noise_ledger']
+           'ToyUniform', 'Runs', 'param_docs', 'EPS_MIN', 'EPS_MAX', 'PrivacyBudgetExceeded', 'UnprovenConfiguration',
+           'check_eps', 'check_positive', 'check_bool', 'check_int', 'check_w', 'check_fraction', 'check_array',
+           'check_counts', 'check_categories', 'check_in_range', 'parse_value', 'as_rng', 'spawn_rngs', 'seed_from_key',
+           'HistogramStream', 'CategoricalAggregate', 'CategoricalPopulation', 'NumericPopulation',
+           'PersonalizedPopulation', 'ScalarStream', 'STREAM_KINDS', 'Release', 'REL_TOL', 'Ledger', 'RollingLedger',
+           'Draw', 'NoiseRecorder', 'NoiseNotBooked', 'NOISE_ROLES', 'SVT_MODES', 'NOISE_FORMS', 'noise_spends',
+           'check_noise_ledger']
 
 # %% ../nbs/00_core.ipynb #f6747753
 _all_ = ["EPS_MIN", "EPS_MAX", "PrivacyBudgetExceeded", "UnprovenConfiguration", "check_eps", "check_positive",
