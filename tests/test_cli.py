@@ -426,7 +426,7 @@ def test_kernel_tcp_warning_filtered_exactly():
 def test_reproduce_quiet_with_time_estimate(tmp_path, capfd):
     "No kernel TCP warning on the terminal; an estimate before running, from the last run once there is one."
     src = tmp_path / "nbs"; src.mkdir()
-    _nb(src / "10_ldp_ids.ipynb", ["scale = 'quick'", "print('ran')"]); _nb(src / "11_spas.ipynb", ["scale = 'quick'", "print('ran')"])
+    _nb(src / "10_ldp_ids_repro.ipynb", ["scale = 'quick'", "print('ran')"]); _nb(src / "11_spas_repro.ipynb", ["scale = 'quick'", "print('ran')"])
     argv = ["reproduce", "--notebooks-dir", str(src), "--out", str(tmp_path / "o")]
     assert main(argv) == 0
     out, err = capfd.readouterr()
