@@ -37,9 +37,18 @@ def seed_from_key(*key) -> int:
     h = hashlib.sha256(repr(tuple(key)).encode()).digest()
     return int.from_bytes(h[:8], "little") >> 1
 
+# %% ../nbs/00b_streams.ipynb #b154efbc
+class _CountsByTime:
+    "The shape of a stream held as `counts` (T timestamps x d bins), written once for the two that are."
+    @property
+    def T(self) -> int: return self.counts.shape[0]
+    @property
+    def d(self) -> int: return self.counts.shape[1]
+    def __len__(self): return self.T
+
 # %% ../nbs/00b_streams.ipynb #0aa8c9d2
 @dataclass(frozen=True)
-class HistogramStream:
+class HistogramStream(_CountsByTime):
     "Central stream: `counts[t, k]` is the count of bin k at timestamp t (T x d, finite, >= 0)."
     counts: np.ndarray
     name: str = ""
@@ -49,15 +58,10 @@ class HistogramStream:
         if c.ndim == 1: c = c[:, None]
         if c.shape[0] < 1 or c.shape[1] < 1: raise ValueError(f"counts must have T >= 1 rows and d >= 1 columns, got shape {c.shape}")
         object.__setattr__(self, "counts", c)
-    @property
-    def T(self) -> int: return self.counts.shape[0]
-    @property
-    def d(self) -> int: return self.counts.shape[1]
-    def __len__(self): return self.T
 
 # %% ../nbs/00b_streams.ipynb #780549e9
 @dataclass(frozen=True)
-class CategoricalAggregate:
+class CategoricalAggregate(_CountsByTime):
     "Local categorical population in aggregate form: true histogram `counts` (T x d, integer, rows sum to N)."
     counts: np.ndarray
     name: str = ""
@@ -74,12 +78,7 @@ class CategoricalAggregate:
     @property
     def N(self) -> int: return int(self.counts[0].sum())
     @property
-    def T(self) -> int: return self.counts.shape[0]
-    @property
-    def d(self) -> int: return self.counts.shape[1]
-    @property
     def frequencies(self) -> np.ndarray: return self.counts / self.N
-    def __len__(self): return self.T
 
 # %% ../nbs/00b_streams.ipynb #eacafd25
 class _UsersByTime:
