@@ -9,10 +9,14 @@ from __future__ import annotations
 import itertools
 import numpy as np
 from numba import njit, objmode
+from .ledger import allot
 
 # %% auto #0
 __all__ = ['PORTS', 'NO_PORT', 'NO_RNG', 'pairwise_sum', 'halving_sum', 'mean_abs_diff', 'window_sum', 'ring_set', 'Port', 'lap',
            'lap_add', 'uniform', 'spend', 'afford']
+
+# %% ../nbs/07_engine.ipynb #37c6f90e
+allot_nb = njit(cache=True)(allot)   # 00c_ledger's allot, compiled for the kernels
 
 # %% ../nbs/07_engine.ipynb #e007f68c
 PAIRWISE_BLOCK = 128   # numpy's PW_BLOCKSIZE: above it the sum splits in halves

@@ -12,7 +12,31 @@ import numpy as np
 from .validation import PrivacyBudgetExceeded, _bad, check_eps, check_w, check_int, check_array
 
 # %% auto #0
-__all__ = ['REL_TOL', 'Ledger']
+__all__ = ['QUANTUM_BITS', 'QUANTUM', 'REL_TOL', 'allot', 'allot_share', 'Ledger']
+
+# %% ../nbs/00c_ledger.ipynb #d4ac70a6
+QUANTUM_BITS = 43                  # K: the largest K whose window sums stay exact in doubles (600 < 2**(53 - K)); see above
+QUANTUM = 2.0 ** -QUANTUM_BITS      # q, in units of eps
+_PER_EPS = 2.0 ** QUANTUM_BITS      # quanta per unit of eps (a power of two: scaling by it is exact)
+_AMOUNT_CAP = 2.0 ** 19             # amounts are booked as at most this (all above any budget): no int64 overflows
+
+# %% ../nbs/00c_ledger.ipynb #79ff6fcf
+def allot(x):
+    "The largest multiple of `QUANTUM` at or below `x` >= 0 (a float or an array; exact): the amount a mechanism spends and draws its noise for. numba compiles it as it is (07_engine's `allot_nb`)."
+    return np.floor(x * _PER_EPS) * QUANTUM
+
+# %% ../nbs/00c_ledger.ipynb #90599645
+def to_quanta(amount):
+    "Amounts >= 0 (a float or an array) as int64 quanta, rounded up (exact): an allotted amount books exactly its integer."
+    return np.ceil(np.minimum(np.asarray(amount, dtype=float), _AMOUNT_CAP) * _PER_EPS).astype(np.int64)
+
+# %% ../nbs/00c_ledger.ipynb #c09a3322
+def allot_share(x, name: str = "share") -> float:
+    "`allot(x)` for a share of a budget fixed before a run (e.g. eps/w), refused with a clear error when it is below one quantum."
+    a = float(allot(x))
+    if a <= 0: raise ValueError(f"{name}={x!r} is not allowed: a share of the budget must be at least the books' quantum "
+                                f"2**-{QUANTUM_BITS} = {QUANTUM:.3g} (raise eps or lower w)")
+    return a
 
 # %% ../nbs/00c_ledger.ipynb #bb8c7922
 REL_TOL = 1e-9  # relative float tolerance of the window check (see the derivation above)
