@@ -15,9 +15,9 @@ from .validation import (PrivacyBudgetExceeded, UnprovenConfiguration, EPS_MIN, 
                                   check_in_range, parse_value)
 from .streams import (as_rng, spawn_rngs, seed_from_key, HistogramStream, CategoricalAggregate, CategoricalPopulation,
                                NumericPopulation, PersonalizedPopulation, ScalarStream, STREAM_KINDS, Release)
-from .ledger import REL_TOL, Ledger
+from .ledger import QUANTUM, Ledger, to_quanta, _budget_quanta
 from .rolling import RollingLedger
-from .noise import Draw, NoiseRecorder, NoiseNotBooked, NOISE_ROLES, SVT_MODES, NOISE_FORMS, noise_spends, check_noise_ledger
+from .noise import REL_TOL, Draw, NoiseRecorder, NoiseNotBooked, NOISE_ROLES, SVT_MODES, NOISE_FORMS, noise_spends, check_noise_ledger
 
 # %% auto #0
 __all__ = ['PUBLIC', 'SECRET', 'RELATION_KINDS', 'CHANGES', 'RECORD_ADD_REMOVE', 'USER_CHANGE', 'PERSONALIZED_ADD_REMOVE',
@@ -444,20 +444,25 @@ class Runs:
         ts = np.asarray(ts, np.int64)
         return self.spent[:, ts].sum(1) + np.where(ts.max() >= self.standing_from, self.standing, 0.0)
 
-    def window_spends(self, w: int) -> np.ndarray:
-        "(n, T): each run's spend over the window of w timestamps ending at t, its standing charge included."
-        c = np.concatenate([np.zeros((self.n, 1)), np.cumsum(self.spent, 1)], 1)
+    def _window_q(self, w: int) -> np.ndarray:
+        "(n, T): each run's quanta over the window of w timestamps ending at t, its standing charge included (exact integers)."
+        c = np.concatenate([np.zeros((self.n, 1), np.int64), np.cumsum(to_quanta(self.spent), 1)], 1)
         t = np.arange(self.spent.shape[1])
-        return c[:, t + 1] - c[:, np.maximum(t - w + 1, 0)] + np.where(t[None, :] >= self.standing_from[:, None], self.standing[:, None], 0.0)
+        return (c[:, t + 1] - c[:, np.maximum(t - w + 1, 0)]
+                + np.where(t[None, :] >= self.standing_from[:, None], to_quanta(self.standing)[:, None], 0))
+
+    def window_spends(self, w: int) -> np.ndarray:
+        "(n, T): each run's spend over the window of w timestamps ending at t, its standing charge included, as booked (whole quanta)."
+        return self._window_q(w) * QUANTUM
 
     def check(self, eps: float, w: int, account: str = "central") -> "Runs":
-        "Raise PrivacyBudgetExceeded at the first run and window over eps (relative tolerance REL_TOL); else return self."
-        s = self.window_spends(w)
-        bad = np.argwhere(s > eps * (1 + REL_TOL))
+        "Raise PrivacyBudgetExceeded at the first run and window over eps (in whole quanta: exact); else return self."
+        s = self._window_q(w)
+        bad = np.argwhere(s > _budget_quanta(eps))
         if bad.size:
             r, t = (int(v) for v in bad[0])
-            raise PrivacyBudgetExceeded(account, (max(t - w + 1, 0), t), s[r, t], eps,
-                                        message=f"run {r}: window t={max(t - w + 1, 0)}..{t} spent {s[r, t]:.6g}, budget {eps:.6g}")
+            raise PrivacyBudgetExceeded(account, (max(t - w + 1, 0), t), s[r, t] * QUANTUM, eps,
+                                        message=f"run {r}: window t={max(t - w + 1, 0)}..{t} spent {s[r, t] * QUANTUM:.6g}, budget {eps:.6g}")
         return self
 
 # %% ../nbs/00_core.ipynb #62c0805c

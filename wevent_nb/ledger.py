@@ -6,13 +6,12 @@ Docs: https://wevent-nb.github.io/wevent_nb/ledger.html.md"""
 
 # %% ../nbs/00c_ledger.ipynb #89646262
 from __future__ import annotations
-import math
 from typing import Sequence
 import numpy as np
 from .validation import PrivacyBudgetExceeded, _bad, check_eps, check_w, check_int, check_array
 
 # %% auto #0
-__all__ = ['QUANTUM_BITS', 'QUANTUM', 'REL_TOL', 'allot', 'allot_share', 'Ledger']
+__all__ = ['QUANTUM_BITS', 'QUANTUM', 'allot', 'allot_share', 'Ledger']
 
 # %% ../nbs/00c_ledger.ipynb #d4ac70a6
 QUANTUM_BITS = 43                  # K: the largest K whose window sums stay exact in doubles (600 < 2**(53 - K)); see above
@@ -30,6 +29,10 @@ def to_quanta(amount):
     "Amounts >= 0 (a float or an array) as int64 quanta, rounded up (exact): an allotted amount books exactly its integer."
     return np.ceil(np.minimum(np.asarray(amount, dtype=float), _AMOUNT_CAP) * _PER_EPS).astype(np.int64)
 
+def _budget_quanta(eps) -> np.ndarray:
+    "Budgets (floats <= EPS_MAX) in whole quanta, rounded down: a window of integer quanta is within eps exactly when it is within this."
+    return np.floor(np.asarray(eps, dtype=float) * _PER_EPS).astype(np.int64)
+
 # %% ../nbs/00c_ledger.ipynb #c09a3322
 def allot_share(x, name: str = "share") -> float:
     "`allot(x)` for a share of a budget fixed before a run (e.g. eps/w), refused with a clear error when it is below one quantum."
@@ -39,7 +42,6 @@ def allot_share(x, name: str = "share") -> float:
     return a
 
 # %% ../nbs/00c_ledger.ipynb #bb8c7922
-REL_TOL = 1e-9  # relative float tolerance of the window check (see the derivation above)
 _MIXED, _IN_ORDER = -1, -2   # kinds of a chunk of spends besides a timestamp: entries in any order; one entry per (account, t), sorted
 
 def _concat_aranges(lo, hi):
@@ -55,29 +57,29 @@ class _SegmentNames:
 
 # %% ../nbs/00c_ledger.ipynb #cfedeac8
 def _general_window_sums(a, t, e, w, T: int, standing) -> np.ndarray:
-    "The general form: for triples (a, t, e) sorted by (account, t), one per key, the spend of account a's window ending at t (w: each account's window; standing: the standing charge each entry's window holds). A running sum C; the window's start found by a binary search."
-    c = np.cumsum(e)
+    "The general form: for triples (a, t, e) sorted by (account, t), one per key, e in quanta, the quanta of account a's window ending at t (w: each account's window; standing: the standing charge each entry's window holds). A running sum C; the window's start found by a binary search."
     if not np.any((a[1:] == a[:-1]) & (t[1:] - t[:-1] < w[a[1:]])):
         return e + standing  # no two spends of an account share a window (e.g. population division)
+    c = np.cumsum(e)      # int64: a difference of two running sums is exact even where the running sum wraps around
     key = a * (T + 1) + t
     lo_key = a * (T + 1) + np.maximum(t - w[a] + 1, 0)
     lo = np.searchsorted(key, lo_key, side="left")
-    before = np.where(lo > 0, c[np.maximum(lo - 1, 0)], 0.0)
+    before = np.where(lo > 0, c[np.maximum(lo - 1, 0)], 0)
     return c - before + standing
 
 # %% ../nbs/00c_ledger.ipynb #1b0f0728
 def _whole_stream_sums(a, e, standing) -> tuple:
-    "Event-level books (no window): (the last entry of each account, its total with its standing charge), for triples sorted by (account, t)."
+    "Event-level books (no window): (the last entry of each account, its total in quanta with its standing charge), for triples sorted by (account, t)."
     c = np.cumsum(e)
     last = np.r_[np.flatnonzero(np.diff(a)), a.size - 1]
-    return last, np.diff(np.r_[0.0, c[last]]) + standing[a[last]]
+    return last, np.diff(np.r_[np.int64(0), c[last]]) + standing[a[last]]
 
 # %% ../nbs/00c_ledger.ipynb #2c8c6d37
-def _one_account_window_sums(t, e, w: int, T: int, amount: float, start) -> np.ndarray:
-    "The one-account form: the window sums of one account's spends e at sorted timestamps t, with a standing charge `amount` from `start` on, by the running sum C on a dense time axis (the window's start is an index, not a search; adding 0.0 is exact, so the sums are the general form's)."
-    standing = np.where(t >= start, amount, 0.0) if amount else 0.0
+def _one_account_window_sums(t, e, w: int, T: int, amount: int, start) -> np.ndarray:
+    "The one-account form: the window sums (quanta) of one account's spends e at sorted timestamps t, with a standing charge `amount` (quanta) from `start` on, by the running sum C on a dense time axis (the window's start is an index, not a search)."
+    standing = np.where(t >= start, amount, 0) if amount else 0
     if t.size < 2 or int((t[1:] - t[:-1]).min()) >= w: return e + standing   # each window holds one spend
-    dense = np.zeros(T + 1); dense[t + 1] = e
+    dense = np.zeros(T + 1, np.int64); dense[t + 1] = e
     c = np.cumsum(dense)
     return c[t + 1] - c[np.maximum(t - w + 1, 0)] + standing
 
@@ -104,15 +106,21 @@ def _spread_out(chunks, times, n_accounts: int, w) -> bool:
     return True
 
 # %% ../nbs/00c_ledger.ipynb #22774bba
-def _event_totals_within(lo, hi, e, eps) -> bool:
-    "Range spends on an event-level ledger: is every account's total within its budget `eps` (per account)? Account range lo[i]..hi[i]-1 spent e[i]; one pass over a difference array, no segments (the segment form names the account when one is not)."
-    diff = np.zeros(eps.size + 1)
+def _event_totals_within(lo, hi, e, budget) -> bool:
+    "Range spends on an event-level ledger: is every account's total (quanta) within its `budget` (quanta, per account)? Account range lo[i]..hi[i]-1 spent e[i]; one pass over a difference array, no segments (the segment form names the account when one is not)."
+    diff = np.zeros(budget.size + 1, np.int64)
     np.add.at(diff, lo, e); np.add.at(diff, hi, -e)
-    return bool(np.all(np.cumsum(diff[:-1]) <= eps * (1 + REL_TOL)))
+    return bool(np.all(np.cumsum(diff[:-1]) <= budget))
 
 # %% ../nbs/00c_ledger.ipynb #811d37ff
 class _Spends:
-    "A Ledger's recording calls: spends at one timestamp, a whole series, a standing charge (each forgets the cached check)."
+    "A Ledger's recording calls: spends at one timestamp, a whole series, a standing charge (each forgets the cached check). Amounts are booked in quanta, rounded up."
+    def _booked(self, amount) -> np.ndarray:
+        "`amount` (a float array) in quanta, rounded up; counts the amounts that were not whole quanta (`n_rounded`: 0 when the mechanism allots)."
+        q = to_quanta(amount)
+        self.n_rounded += int(np.count_nonzero(q * QUANTUM != amount))
+        return q
+
     def spend(self, t, amount, accounts=None):
         "Record that `accounts` (all when None; an index array or boolean mask) each spent `amount` at timestamp `t`."
         t = int(t)
@@ -129,7 +137,7 @@ class _Spends:
         self._merged = self._seg = self._expanded = None; self._passed = False
         self._n_spends += acc.size
         self._simple.append(t)  # a chunk at one timestamp (whether its accounts are distinct is checked lazily)
-        self._a.append(acc); self._t.append(np.full(acc.shape, t, np.int64)); self._e.append(np.array(amt, dtype=float))
+        self._a.append(acc); self._t.append(np.full(acc.shape, t, np.int64)); self._e.append(self._booked(amt))
         return self
 
     def spend_series(self, amounts, account: int = 0):
@@ -140,35 +148,40 @@ class _Spends:
         self._merged = self._seg = self._expanded = None; self._passed = False
         self._n_spends += nz.size
         self._simple.append(_IN_ORDER)
-        self._a.append(np.full(nz.shape, int(account), np.int64)); self._t.append(nz.astype(np.int64)); self._e.append(amounts[nz].astype(float))
+        self._a.append(np.full(nz.shape, int(account), np.int64)); self._t.append(nz.astype(np.int64)); self._e.append(self._booked(amounts[nz]))
         return self
 
     def standing(self, amount, start=0, account=0):
         "Charge `amount` once to every window that contains a timestamp >= `start` (e.g. SVT threshold noise drawn once)."
         amount = float(amount)
-        if not math.isfinite(amount) or amount < 0: raise ValueError(f"amount must be finite and >= 0, got {amount!r}")
+        if not np.isfinite(amount) or amount < 0: raise ValueError(f"amount must be finite and >= 0, got {amount!r}")
         start = check_int(start, "start", minimum=0, maximum=self.T - 1)
-        self._standing[account] += amount
+        self._standing[account] += self._booked(np.array([amount]))[0]
         self._standing_from[account] = min(self._standing_from[account], start)
         self.spend(start, 0.0, [account])  # a zero entry, so the window ending at `start` is checked too
         return self
 
     def standing_charge(self, account: int = 0, t: int | None = None) -> float:
         "The standing charge of `account` counted in a window ending at t (None: from its start on)."
-        return float(self._standing[account]) if t is None or t >= self._standing_from[account] else 0.0
+        return float(self._standing[account] * QUANTUM) if t is None or t >= self._standing_from[account] else 0.0
 
 # %% ../nbs/00c_ledger.ipynb #4219f554
 class _Entries:
     "A Ledger's spends merged into one sorted list: (account, t, amount), one entry per (account, t)."
     def entries(self):
-        "The merged spends as arrays (account, t, amount) sorted by (account, t), one entry per (account, t)."
+        "The merged spends as arrays (account, t, amount) sorted by (account, t), one entry per (account, t); amounts as booked (whole quanta)."
+        a, t, e = self._entries_q()
+        return a, t, e * QUANTUM
+
+    def _entries_q(self):
+        "`entries()` with the amounts in quanta (int64)."
         if not self._rt: return self._explicit_entries()
-        if self._expanded is None: self._expanded = self._expand(*self._segments().entries())
+        if self._expanded is None: self._expanded = self._expand(*self._segments()._entries_q())
         return self._expanded
 
     def _explicit_entries(self):
-        "`entries()` of the spends recorded with account lists (compacts them in place)."
-        if not self._a: return (np.zeros(0, np.int64),) * 2 + (np.zeros(0),)
+        "`_entries_q()` of the spends recorded with account lists (compacts them in place)."
+        if not self._a: return (np.zeros(0, np.int64),) * 3
         if self._merged is not None: return self._merged
         if len(self._a) == 1 and self._simple[0] == _IN_ORDER:   # one series, or merged before: nothing to sort or add
             self._merged = (self._a[0], self._t[0], self._e[0])
@@ -180,7 +193,7 @@ class _Entries:
             pos = []
             for acc in self._a: pos.append(fill[acc]); fill[acc] += 1
             pos = np.concatenate(pos)
-            a, t, e = (np.empty(pos.size, dt) for dt in (np.int64, np.int64, float))
+            a, t, e = (np.empty(pos.size, np.int64) for _ in range(3))
             a[pos], t[pos], e[pos] = np.concatenate(self._a), np.concatenate(self._t), np.concatenate(self._e)
             key = a * (self.T + 1) + t
         else:
@@ -239,7 +252,7 @@ class _RangeSpends:
         if t.size == 0: return self
         self._merged = self._seg = self._expanded = None; self._passed = False
         self._n_spends += int((hi - lo).sum())
-        self._rt.append(t.astype(np.int64)); self._re.append(amt.astype(float))
+        self._rt.append(t.astype(np.int64)); self._re.append(self._booked(amt.astype(float)))
         self._rlo.append(lo.astype(np.int64)); self._rhi.append(hi.astype(np.int64))
         return self
 
@@ -284,21 +297,26 @@ class _RangeSpends:
 
 # %% ../nbs/00c_ledger.ipynb #d46aa718
 class _WindowCheck:
-    "A Ledger's check: every window's spend by the form that fits the books (see above), the verdict remembered until the next spend."
+    "A Ledger's check: every window's spend by the form that fits the books (see above), in quanta, the verdict remembered until the next spend."
     def window_spends(self):
-        "For every stored (account, t): the account's spend in the window ending at t (whole stream if w is None)."
-        if self._rt: return self._expand(*self._segments().window_spends())
+        "For every stored (account, t): the account's spend in the window ending at t (whole stream if w is None), as booked."
+        a, t, s = self._window_q()
+        return a, t, s * QUANTUM
+
+    def _window_q(self):
+        "`window_spends()` in quanta (int64)."
+        if self._rt: return self._expand(*self._segments()._window_q())
         if self._merged is None and _spread_out(self._a, self._simple, self.n_accounts, self.w):
             a, t, e = (np.concatenate(x) for x in (self._a, self._t, self._e))
-            return a, t, e + np.where(t >= self._standing_from[a], self._standing[a], 0.0)
-        a, t, e = self.entries()
+            return a, t, e + np.where(t >= self._standing_from[a], self._standing[a], 0)
+        a, t, e = self._entries_q()
         if a.size == 0: return a, t, e
         if self.w is not None and self.n_accounts == 1:
-            return a, t, _one_account_window_sums(t, e, int(self.w[0]), self.T, float(self._standing[0]), self._standing_from[0])
+            return a, t, _one_account_window_sums(t, e, int(self.w[0]), self.T, int(self._standing[0]), self._standing_from[0])
         if self.w is None:
             last, tot = _whole_stream_sums(a, e, self._standing)
             return a[last], t[last], tot
-        standing = np.where(t >= self._standing_from[a], self._standing[a], 0.0)
+        standing = np.where(t >= self._standing_from[a], self._standing[a], 0)
         return a, t, _general_window_sums(a, t, e, self.w, self.T, standing)
 
     def check(self):
@@ -308,21 +326,24 @@ class _WindowCheck:
         return self
 
     def _check(self) -> bool:
-        "`check()`'s work: True when every window is within budget."
+        "`check()`'s work: True when every window is within budget (integers: exact)."
         if self._rt:
-            if self.w is None and not self._a and _event_totals_within(*(np.concatenate(x) for x in (self._rlo, self._rhi, self._re)), self.eps):
+            if self.w is None and not self._a and _event_totals_within(*(np.concatenate(x) for x in (self._rlo, self._rhi, self._re)), self._budget):
                 return True                                  # event-level, ranges only: every account's total within budget
             self._segments().check(); return True  # names the segment's first account: the expanded form's choice
-        if (self._merged is None and self._a and not np.any(self._standing) and np.all(self.eps == self.eps[0])
-                and max(float(e.max()) for e in self._e) <= self.eps[0] * (1 + REL_TOL) and _spread_out(self._a, self._simple, self.n_accounts, self.w)):
+        if (self._merged is None and self._a and not np.any(self._standing) and np.all(self._budget == self._budget[0])
+                and max(int(e.max()) for e in self._e) <= self._budget[0] and _spread_out(self._a, self._simple, self.n_accounts, self.w)):
             return True  # one spend per window, none above the budget
-        a, t, s = self.window_spends()
+        a, t, s = self._window_q()
         if a.size == 0: return True
-        bad = np.flatnonzero(s > self.eps[a] * (1 + REL_TOL))
+        bad = np.flatnonzero(s > self._budget[a])
         if bad.size:
             k = int(bad[np.lexsort((a[bad], t[bad]))[0]])
             win = (None, None) if self.w is None else (int(max(t[k] - self.w[a[k]] + 1, 0)), int(t[k]))
-            raise PrivacyBudgetExceeded(self.account_name(int(a[k])), win, s[k], self.eps[a[k]])
+            err = PrivacyBudgetExceeded(self.account_name(int(a[k])), win, s[k] * QUANTUM, self.eps[a[k]])
+            if not self.n_rounded: raise err
+            raise PrivacyBudgetExceeded(err.account, win, err.spent, err.budget, message=f"{err}; {self.n_rounded} amount(s) were not "
+                                        "whole quanta and were booked rounded up: allot them (wevent_nb.ledger.allot)")
         return True
 
     def ok(self) -> bool:
@@ -348,34 +369,49 @@ class _Readings:
         "True for w-event books (every account has a window: `w` is their array), False for event-level ones (`w` is None)."
         return self.w is not None
 
+    def _dense_windows(self, part) -> np.ndarray:
+        "(len(part), T): the quanta of the window ending at each t of each account in `part` (event-level: the stream up to t), standing charges included."
+        win = self.w[part] if self.windowed else np.full(part.size, self.T, np.int64)
+        a, t, e = self._entries_q()
+        m = np.isin(a, part); row = np.searchsorted(part, a[m])
+        dense = np.zeros((part.size, self.T + 1), np.int64); np.add.at(dense, (row, t[m] + 1), e[m])
+        c = np.cumsum(dense, axis=1)
+        idx = np.arange(self.T)[None, :] + 1 - win[:, None]
+        ws = c[:, 1:] - np.take_along_axis(c, np.maximum(idx, 0), axis=1)
+        return ws + np.where(np.arange(self.T)[None, :] >= self._standing_from[part][:, None], self._standing[part][:, None], 0)
+
     def window_use(self, account=None, chunk: int = 256) -> np.ndarray:
         "Fraction of the budget used by the window ending at each t: one account's, or (None) the largest over accounts. Event-level books: the window is the whole stream up to t."
-        win = self.w if self.windowed else np.full(self.n_accounts, self.T, np.int64)
         if self._rt: return self._segments().window_use(None if account is None else self._segment_of(account), chunk)
-        a, t, e = self.entries()
-        accs = np.unique(a) if account is None else np.array([int(account)])
+        accs = np.unique(self._entries_q()[0]) if account is None else np.array([int(account)])
         out = np.zeros(self.T)
         for lo in range(0, accs.size, chunk):
             part = accs[lo:lo + chunk]
-            m = np.isin(a, part); row = np.searchsorted(part, a[m])
-            dense = np.zeros((part.size, self.T + 1)); np.add.at(dense, (row, t[m] + 1), e[m])
-            c = np.cumsum(dense, axis=1)
-            idx = np.arange(self.T)[None, :] + 1 - win[part][:, None]
-            ws = c[:, 1:] - np.take_along_axis(c, np.maximum(idx, 0), axis=1)
-            ws += np.where(np.arange(self.T)[None, :] >= self._standing_from[part][:, None], self._standing[part][:, None], 0.0)
-            out = np.maximum(out, (ws / self.eps[part][:, None]).max(0))
+            out = np.maximum(out, (self._dense_windows(part) / self._budget[part][:, None]).max(0))
         return out
 
     def max_window_spend(self) -> np.ndarray:
         "Largest window spend of each account (0 where it never spent)."
         if self._rt: return np.repeat(self._segments().max_window_spend(), np.diff(self._seg_bounds))
-        out = np.zeros(self.n_accounts)
-        a, t, s = self.window_spends()
+        out = np.zeros(self.n_accounts, np.int64)
+        a, t, s = self._window_q()
         if a.size: np.maximum.at(out, a, s)
-        return out
+        return out * QUANTUM
+
+# %% ../nbs/00c_ledger.ipynb #1abbc0bb
+class _Questions:
+    "What a finished run's books can still pay: the largest spend one more step at t could add."
+    def spendable(self, account: int = 0, t: int = 0) -> float:
+        "The largest amount `account` could still spend at t without any window holding t exceeding its budget (whole quanta; event-level: the account's whole stream)."
+        t = check_int(t, "t", minimum=0, maximum=self.T - 1)
+        account = check_int(account, "account", minimum=0, maximum=self.n_accounts - 1)
+        if self._rt: return self._segments().spendable(self._segment_of(account), t)
+        ws = self._dense_windows(np.array([account]))[0]
+        end = self.T if not self.windowed else min(self.T, t + int(self.w[account]))   # the windows that hold t end at t..end-1
+        return float(max(int(self._budget[account] - ws[t:end].max()), 0) * QUANTUM)
 
 # %% ../nbs/00c_ledger.ipynb #c6d7308e
-class Ledger(_Readings, _WindowCheck, _RangeSpends, _Entries, _Spends):
+class Ledger(_Questions, _Readings, _WindowCheck, _RangeSpends, _Entries, _Spends):
     "Per-account privacy spends per timestamp, checked over every sliding window by `check()`."
     def __init__(self, T: int, eps, w=None, n_accounts: int = 1, names: Sequence[str] | None = None, unit: str = "stream"):
         self.T = check_int(T, "T", minimum=1)
@@ -386,14 +422,15 @@ class Ledger(_Readings, _WindowCheck, _RangeSpends, _Entries, _Spends):
         else:
             self.w = self._per_account(w, "w", np.int64)
             if np.any(self.w < 1): raise _bad("w", w, "an integer >= 1 (per account)")
-        self.names, self.unit = names, unit
+        self._budget = _budget_quanta(self.eps)                     # each account's budget in whole quanta, rounded down
+        self.names, self.unit, self.n_rounded = names, unit, 0      # n_rounded: amounts booked above their value (see `_booked`)
         self._a, self._t, self._e, self._simple = [], [], [], []
         self._merged = None
         self._rt, self._rlo, self._rhi, self._re = [], [], [], []  # range spends (see `spend_ranges`)
         self._seg = self._seg_bounds = self._expanded = None       # caches of the range form, rebuilt after a spend
         self._n_spends = 0                                          # (account, t) spends recorded, for repr
         self._passed = False                                        # check() passed and nothing was spent since
-        self._standing = np.zeros(self.n_accounts); self._standing_from = np.full(self.n_accounts, self.T, np.int64)
+        self._standing = np.zeros(self.n_accounts, np.int64); self._standing_from = np.full(self.n_accounts, self.T, np.int64)
 
     def _per_account(self, x, name, dt):
         a = np.asarray(x, dtype=dt)

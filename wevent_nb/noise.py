@@ -10,10 +10,11 @@ import sys
 from typing import NamedTuple
 import numpy as np
 from .validation import _bad, check_eps
-from .ledger import REL_TOL
+
+REL_TOL = 1e-9   # reading an eps back from a drawn scale: sens / (sens / eps) is within a few ulps of eps (the books are exact; draws are doubles)
 
 # %% auto #0
-__all__ = ['NOISE_ROLES', 'SVT_MODES', 'NOISE_FORMS', 'Draw', 'NoiseRecorder', 'NoiseNotBooked', 'noise_spends',
+__all__ = ['REL_TOL', 'NOISE_ROLES', 'SVT_MODES', 'NOISE_FORMS', 'Draw', 'NoiseRecorder', 'NoiseNotBooked', 'noise_spends',
            'check_noise_ledger', 'delay_noise_spends', 'check_delay_noise', 'sm_cost', 'SamplingRecorder',
            'check_personalized_noise']
 

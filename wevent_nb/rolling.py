@@ -10,14 +10,16 @@ import math
 from typing import Sequence
 import numpy as np
 from .validation import PrivacyBudgetExceeded, _bad, check_eps, check_w, check_int
-from .ledger import REL_TOL, Ledger, _concat_aranges
+from .ledger import QUANTUM, Ledger, _concat_aranges, to_quanta, _budget_quanta
+
+_ONE = np.zeros(1, np.int64)   # the one account of central books
 
 # %% auto #0
 __all__ = ['RollingLedger', 'check_affordable']
 
 # %% ../nbs/00d_rolling.ipynb #1c4c580c
 class _OpenWindows:
-    "A RollingLedger's open windows: which accounts a call names, what their windows ending at t hold, the refusal, and moving the ring to t."
+    "A RollingLedger's open windows: which accounts a call names, what their windows ending at t hold (in quanta), and moving the ring to t."
     def _accounts(self, accounts) -> np.ndarray:
         if accounts is None:
             if self.n_accounts is None: raise ValueError("an event-level ledger needs the events charged (accounts=...)")
@@ -35,47 +37,47 @@ class _OpenWindows:
         if t < self.t: raise ValueError(f"t={t} is not allowed: a rolling ledger books in time order and is at t={self.t} already")
         return t
 
+    def _window_q(self, acc, t: int) -> np.ndarray:
+        "Quanta held by the windows of `acc` ending at t >= the ledger's t, standing charges included: the rolling sum, less what leaves by t."
+        if self.n_accounts is None: s = np.array([self._open.get(int(e), 0) for e in acc], np.int64)
+        elif self.w is None: s = self._total[acc]
+        elif t == self.t: s = self._roll[acc]
+        elif t == self.t + 1:                                   # the next step: one column leaves each window, O(1) an account
+            gone = t - self.w[acc]; col = gone % self._times.size
+            s = self._roll[acc] - np.where(self._times[col] == gone, self._ring[acc, col], 0)
+        else:                                                   # a jump: the columns a window ending at t still holds
+            inside = self._times[None, :] > t - self.w[acc][:, None]
+            s = (self._ring[acc] * inside).sum(1)
+        k = np.zeros_like(acc) if self.n_accounts is None else acc
+        return s + np.where(t >= self._standing_from[k], self._standing[k], 0)
+
     def window_spent(self, accounts=None, t=None) -> np.ndarray:
         "What `accounts` (all when None) have spent in their windows ending at t >= the ledger's t (default: its t), standing charges included."
         t = self.t if t is None else self._check_t(t)
-        acc = self._accounts(accounts)
-        if self.n_accounts is None:
-            s = np.array([self._open.get(int(e), 0.0) for e in acc])
-            return s + (self._standing[0] if t >= self._standing_from[0] else 0.0)
-        if self.w is None: s = self._total[acc]
-        else:   # columns of timestamps a window ending at t cannot hold are excluded by their time, so nothing moves here
-            inside = self._times[None, :] > t - self.w[acc][:, None]
-            s = np.einsum("ij,ij->i", self._ring[acc], inside)
-        return s + np.where(t >= self._standing_from[acc], self._standing[acc], 0.0)
+        return self._window_q(self._accounts(accounts), t) * QUANTUM
 
-    def _budget(self, acc): return np.broadcast_to(self.eps[0], acc.shape) if self.n_accounts is None else self.eps[acc]
-
-    def _refuse(self, acc, t, after):
-        "Raise PrivacyBudgetExceeded for the first account of `acc` whose window ending at t would spend `after` > its budget."
-        eps = self._budget(acc)
-        bad = np.flatnonzero(after > eps * (1 + REL_TOL))
-        if not bad.size: return
-        k = int(bad[0])
-        a = int(acc[k])
-        win = (None, None) if self.w is None else (int(max(t - self.w[a] + 1, 0)), t)
-        raise PrivacyBudgetExceeded(self.account_name(a), win, after[k], eps[k], message=
-            f"refused before any noise is drawn: privacy account {self.account_name(a)!r} would spend {after[k]:.6g} in "
-            + (f"window t={win[0]}..{win[1]}" if win[0] is not None else "total") + f", budget {eps[k]:.6g}")
+    def _budget_of(self, acc): return np.broadcast_to(self._budget[0], acc.shape) if self.n_accounts is None else self._budget[acc]
 
     def _move_to(self, t):
-        "Move the books to timestamp t: columns of timestamps no window ending at t or later can hold are cleared; closed events dropped."
+        "Move the books to timestamp t: each window's rolling sum drops the timestamps it no longer holds; closed events are dropped."
         if t == self.t: return
         if self.n_accounts is None:
             for e in [e for e in self._open if e < t - self.reach]: del self._open[e]
         elif self.w is not None:
             W = self._times.size
-            for tau in range(max(self.t + 1, t - W + 1), t + 1):
-                self._ring[:, tau % W] = 0.0; self._times[tau % W] = tau
+            if t - self.t >= W:                                 # every open window has emptied
+                taus = np.arange(t - W + 1, t + 1); self._ring[:] = 0; self._roll[:] = 0; self._times[taus % W] = taus
+            else:
+                rows = np.arange(self.n_accounts)
+                for tau in range(self.t + 1, t + 1):
+                    gone = tau - self.w; col = gone % W
+                    self._roll -= np.where(self._times[col] == gone, self._ring[rows, col], 0)
+                    self._ring[:, tau % W] = 0; self._times[tau % W] = tau
         self.t = t
 
 # %% ../nbs/00d_rolling.ipynb #6c54533c
 class _CheckedSpends:
-    "A RollingLedger's spends, each checked against the open windows before it is recorded: nothing is recorded when one is refused."
+    "A RollingLedger's spends, each booked in quanta (rounded up) and checked against the open windows before it is recorded: nothing is recorded when one is refused."
     def spend(self, t, amount, accounts=None):
         "Check, then record, that `accounts` (all when None; indices or a mask) each spend `amount` at t; if any window would exceed its budget, raise PrivacyBudgetExceeded and record nothing."
         if accounts is None and self.n_accounts == 1 and self.w is not None and type(amount) is float and type(t) is int:
@@ -88,14 +90,16 @@ class _CheckedSpends:
         if self.n_accounts is None and acc.size and acc.min() < t - self.reach:
             raise ValueError(f"event {int(acc.min())} is closed at t={t}: this ledger charges an event at most reach={self.reach} timestamps after it")
         if acc.size == 0: return self
+        q = to_quanta(amt)
         u, inv = np.unique(acc, return_inverse=True)
-        add = np.bincount(inv.ravel(), weights=amt, minlength=u.size)   # an account listed twice spends twice
-        self._refuse(u, t, self.window_spent(u, t) + add)
+        add = np.bincount(inv.ravel(), weights=q, minlength=u.size).astype(np.int64)   # an account listed twice spends twice (exact below 2**53 quanta)
+        self._refuse(u, t, add)
         self._move_to(t)
+        self.n_rounded += int(np.count_nonzero(q * QUANTUM != amt))
         if self.n_accounts is None:
-            for e, a in zip(u.tolist(), add.tolist()): self._open[e] = self._open.get(e, 0.0) + a
+            for e, a in zip(u.tolist(), add.tolist()): self._open[e] = self._open.get(e, 0) + a
         elif self.w is None: self._total[u] += add
-        else: self._ring[u, t % self._times.size] += add
+        else: self._ring[u, t % self._times.size] += add; self._roll[u] += add
         self.n_spends += acc.size
         return self
 
@@ -103,11 +107,11 @@ class _CheckedSpends:
         "`spend` of one account's float at an int t (a central mechanism's every step): the same rule in a few scalar operations."
         if t < max(self.t, 0): self._check_t(t)                       # raises the error the general path gives
         if not (amount >= 0 and math.isfinite(amount)): raise _bad("amount", amount, "finite and >= 0")
-        after = float(np.dot(self._ring[0], self._times > t - self.w[0])) + amount
-        if t >= self._standing_from[0]: after += float(self._standing[0])
-        if after > self.eps[0] * (1 + REL_TOL): self._refuse(np.zeros(1, np.int64), t, np.array([after]))
+        q = to_quanta(amount)
+        self._refuse(_ONE, t, q.reshape(1))
         self._move_to(t)
-        self._ring[0, t % self._times.size] += amount
+        self.n_rounded += int(q * QUANTUM != amount)
+        self._ring[0, t % self._times.size] += q; self._roll[0] += q
         self.n_spends += 1
         return self
 
@@ -130,37 +134,94 @@ class _CheckedSpends:
         if self._standing_from[k] < start and self._standing[k] > 0:   # the full Ledger would date it back to the first start
             raise ValueError(f"account {self.account_name(k)!r} has a standing charge from t={int(self._standing_from[k])}: "
                              f"a rolling ledger takes one start per account (add to it at that start)")
-        self._refuse(acc, start, self.window_spent(acc, start) + amount)
+        q = to_quanta(np.array([amount]))
+        self._refuse(acc, start, q)
         self._move_to(start)
-        self._standing[k] += amount
+        self.n_rounded += int(q[0] * QUANTUM != amount)
+        self._standing[k] += q[0]
         self._standing_from[k] = min(self._standing_from[k], start)
         return self
 
+# %% ../nbs/00d_rolling.ipynb #8c24f84d
+class _Refusal:
+    "A RollingLedger's refusal: the first account whose window would exceed its budget, named with what was asked, what remains and the difference."
+    def _refuse(self, acc, t: int, add):
+        "Raise PrivacyBudgetExceeded for the first account of `acc` whose window ending at t cannot pay `add` more quanta; else return."
+        held, budget = self._window_q(acc, t), self._budget_of(acc)
+        bad = np.flatnonzero(held + add > budget)
+        if not bad.size: return
+        k = int(bad[0]); a = int(acc[k])
+        win = (None, None) if self.w is None else (int(max(t - self.w[a] + 1, 0)), t)
+        asked, left = add[k] * QUANTUM, max(int(budget[k] - held[k]), 0) * QUANTUM
+        where = f"window t={win[0]}..{win[1]}" if win[0] is not None else "its whole stream"
+        hint = (f"; {self.n_rounded} earlier amount(s) were not whole quanta and were booked rounded up: allot them "
+                f"(wevent_nb.ledger.allot)" if self.n_rounded else "")
+        raise PrivacyBudgetExceeded(self.account_name(a), win, (held[k] + add[k]) * QUANTUM, self.eps[0 if self.n_accounts is None else a], message=
+            f"refused before any noise is drawn: privacy account {self.account_name(a)!r} asked for {asked:.6g} at t={t}; "
+            f"{where} has {left:.6g} of its budget {self.eps[0 if self.n_accounts is None else a]:.6g} remaining "
+            f"(short by {asked - left:.3g}){hint}")
+
+# %% ../nbs/00d_rolling.ipynb #92be3943
+class _Questions:
+    "What a live stream's books can still pay: at the next step, over the next k steps, and which account binds."
+    def _next(self, t) -> int: return max(self.t, 0) if t is None else self._check_t(t)
+
+    def spendable(self, account: int = 0, t: int | None = None) -> float:
+        "The largest amount `account` may spend at t (default: the ledger's t, or 0 before any spend) without breaking any window it belongs to: the window ending at t binds, later ones hold a subset of its past (whole quanta; event-level: the event's total)."
+        acc = self._accounts([account]); t = self._next(t)
+        if self.n_accounts is None and int(acc[0]) < t - self.reach: return 0.0   # a closed event takes no more
+        return float(max(int(self._budget_of(acc)[0] - self._window_q(acc, t)[0]), 0) * QUANTUM)
+
+    def remaining(self, account: int = 0, t: int | None = None, k: int = 1) -> float:
+        "The most `account` may spend in total over the k steps t..t+k-1, given its books and no other spend: each step spends what its window leaves (greedy, which is optimal here: checked against exhaustive search)."
+        k = check_int(k, "k", minimum=1); acc = self._accounts([account]); t = self._next(t); a = int(acc[0])
+        if self.w is None: return self.spendable(account, t)             # event-level / whole-stream: one total, whenever spent
+        w, budget = int(self.w[a]), int(self._budget[a])
+        held = np.zeros(w - 1 + k, np.int64)                               # quanta at t-w+1 .. t+k-1
+        taus = np.arange(t - w + 1, t + 1)
+        col = taus % self._times.size
+        held[:w] = np.where(self._times[col] == taus, self._ring[a, col], 0)
+        total, s = 0, int(held[:w].sum())                                  # s: the window ending at the step
+        for i in range(k):
+            pay = max(budget - s - (int(self._standing[a]) if t + i >= self._standing_from[a] else 0), 0)
+            held[i + w - 1] += pay; total += pay; s += pay - int(held[i])
+        return float(total * QUANTUM)
+
+    def binding(self, t: int | None = None) -> tuple:
+        "The account with the least spendable budget at t, as (index, name, spendable): the one a population's next release waits for."
+        if self.n_accounts is None: raise ValueError("an event-level ledger has no fixed accounts to compare: ask spendable(event)")
+        t = self._next(t); acc = np.arange(self.n_accounts)
+        left = self._budget - self._window_q(acc, t)
+        a = int(np.argmin(left))
+        return a, self.account_name(a), float(max(int(left[a]), 0) * QUANTUM)
+
     def headroom(self, accounts=None, t=None) -> np.ndarray:
         "Budget left in the windows ending at t (default: the ledger's t) of `accounts` (all when None)."
-        acc = self._accounts(accounts)
-        return self._budget(acc) - self.window_spent(acc, t)
+        acc = self._accounts(accounts); t = self.t if t is None else self._check_t(t)
+        return (self._budget_of(acc) - self._window_q(acc, t)) * QUANTUM
 
 # %% ../nbs/00d_rolling.ipynb #aa8c4d1e
-class RollingLedger(_CheckedSpends, _OpenWindows):
-    "The books of an infinite stream: per account only what its open windows hold; every spend is checked before it is recorded."
+class RollingLedger(_Questions, _Refusal, _CheckedSpends, _OpenWindows):
+    "The books of an infinite stream: per account only what its open windows hold, in quanta; every spend is checked before it is recorded."
     def __init__(self, eps, w=None, n_accounts: int | None = 1, names: Sequence[str] | None = None, unit: str = "stream", reach: int = 0):
         self.n_accounts = None if n_accounts is None else check_int(n_accounts, "n_accounts", minimum=1)
         if n_accounts is None and w is not None: raise ValueError("an event-level RollingLedger (n_accounts=None: one account per event) takes w=None")
         self.eps = self._per_account(eps, "eps", float)
         if np.any(~np.isfinite(self.eps)) or np.any(self.eps <= 0): raise _bad("eps", eps, "finite and > 0 (per account)")
+        self._budget = _budget_quanta(self.eps)              # each account's budget in whole quanta, rounded down
         self.w = None if w is None else self._per_account(w, "w", np.int64)
         if self.w is not None and np.any(self.w < 1): raise _bad("w", w, "an integer >= 1 (per account)")
         self.reach = check_int(reach, "reach", minimum=0)   # event-level: how long after an event it may still be charged
-        self.names, self.unit, self.t, self.n_spends = names, unit, -1, 0
-        if n_accounts is None: self._open = {}                # event -> its total so far, for the events still open
-        elif self.w is None: self._total = np.zeros(self.n_accounts)
+        self.names, self.unit, self.t, self.n_spends, self.n_rounded = names, unit, -1, 0, 0
+        if n_accounts is None: self._open = {}                # event -> its total so far (quanta), for the events still open
+        elif self.w is None: self._total = np.zeros(self.n_accounts, np.int64)
         else:
             W = int(self.w.max())
-            self._ring = np.zeros((self.n_accounts, W))          # account a's spend at timestamp tau sits in column tau % W
-            self._times = np.full(W, -(1 << 62), np.int64)       # the timestamp each column holds
+            self._ring = np.zeros((self.n_accounts, W), np.int64)   # account a's quanta at timestamp tau sit in column tau % W
+            self._times = np.full(W, -(1 << 62), np.int64)          # the timestamp each column holds
+            self._roll = np.zeros(self.n_accounts, np.int64)        # each account's window ending at t, kept as spends come and leave
         k = 1 if n_accounts is None else self.n_accounts
-        self._standing, self._standing_from = np.zeros(k), np.full(k, 1 << 62, np.int64)
+        self._standing, self._standing_from = np.zeros(k, np.int64), np.full(k, 1 << 62, np.int64)
 
     def _per_account(self, x, name, dt):
         a = np.asarray(x, dtype=dt)
@@ -195,10 +256,4 @@ class RollingLedger(_CheckedSpends, _OpenWindows):
 # %% ../nbs/00d_rolling.ipynb #b7921ff3
 def check_affordable(books, t: int, amount: float):
     "Raise PrivacyBudgetExceeded (recording nothing) unless the central `books` can pay `amount` more in the window ending at t: a step's check before its first draw."
-    after = float(books.window_spent([0], t)[0]) + amount
-    eps, w = float(books.eps[0]), int(books.w[0])
-    if after > eps * (1 + REL_TOL):
-        win = (max(t - w + 1, 0), t)
-        raise PrivacyBudgetExceeded(books.account_name(0), win, after, eps, message=
-            f"refused before any noise is drawn: the step at t={t} may spend {amount:.6g}, so window t={win[0]}..{t} "
-            f"would hold {after:.6g}, budget {eps:.6g}")
+    books._refuse(np.zeros(1, np.int64), books._check_t(t), to_quanta(np.array([float(amount)])))
