@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
+from wevent_nb.ledger import allot
 from wevent_nb.core import (Ledger, PrivacyBudgetExceeded, REL_TOL, HistogramStream, CategoricalPopulation,
     CategoricalAggregate, NumericPopulation, PersonalizedPopulation, ScalarStream, ToyUniform, ToyOverspend,
     check_eps, check_w, check_fraction, check_counts, check_categories, as_rng, spawn_rngs, seed_from_key,
@@ -124,7 +125,7 @@ def test_ledger_check_equals_brute_force(rows, w, personalized):
 @given(st.integers(1, 60), st.integers(1, 20), st.floats(0.01, 10))
 def test_uniform_split_always_passes_and_any_excess_is_caught(T, w, eps):
     L = Ledger.central(T, eps, w)
-    L.spend_series(np.full(T, eps / w))
+    L.spend_series(np.full(T, allot(eps / w)))   # a mechanism allots its split (00c_ledger, Books in exact units)
     L.check()
     over = Ledger.central(T, eps, w)
     over.spend_series(np.full(T, eps / w * (1 + 1e-6)))
@@ -333,7 +334,7 @@ def _apply(L, op, as_ranges):
     else:
         (lo, hi), frac = op[1], op[2]
         if lo == hi: return
-        per_t = float(L.eps[lo]) / (L.T if L.w is None else int(L.w[lo])) * frac  # the block's first account's exact split
+        per_t = allot(float(L.eps[lo]) / (L.T if L.w is None else int(L.w[lo])) * frac)  # the block's first account's split, allotted
         if as_ranges: L.spend_ranges(np.arange(L.T), per_t, lo, hi)
         else:
             for t in range(L.T): L.spend(t, per_t, np.arange(lo, hi))

@@ -2,6 +2,7 @@
 import copy
 import numpy as np
 import pytest
+from wevent_nb.ledger import allot
 from wevent_nb.core import Ledger, RollingLedger, PrivacyBudgetExceeded
 
 AMOUNTS = np.arange(0, 9) / 8     # dyadic amounts: both ledgers add them exactly, so only the rule can differ
@@ -93,7 +94,7 @@ def test_refused_spend_records_nothing():
 def test_memory_independent_of_t():
     "The books hold w columns per account however long the stream."
     L = RollingLedger.users(3, 1.0, [2, 5, 3])
-    for t in range(10_000): L.spend(t, 0.2, [1])
+    for t in range(10_000): L.spend(t, allot(0.2), [1])
     assert L._ring.shape == (3, 5)
     E = RollingLedger.events(1.0, reach=2)
     for t in range(10_000): E.spend(t, 0.5, [t] + ([t - 2] if t >= 2 else []))

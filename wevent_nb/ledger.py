@@ -115,10 +115,10 @@ def _event_totals_within(lo, hi, e, budget) -> bool:
 # %% ../nbs/00c_ledger.ipynb #811d37ff
 class _Spends:
     "A Ledger's recording calls: spends at one timestamp, a whole series, a standing charge (each forgets the cached check). Amounts are booked in quanta, rounded up."
-    def _booked(self, amount) -> np.ndarray:
-        "`amount` (a float array) in quanta, rounded up; counts the amounts that were not whole quanta (`n_rounded`: 0 when the mechanism allots)."
+    def _booked(self, amount, accounts=1) -> np.ndarray:
+        "`amount` (a float array) in quanta, rounded up; counts the (account, amount) spends that were not whole quanta (`n_rounded`: 0 when the mechanism allots); `accounts`: how many accounts each amount is for."
         q = to_quanta(amount)
-        self.n_rounded += int(np.count_nonzero(q * QUANTUM != amount))
+        self.n_rounded += int(np.sum((q * QUANTUM != amount) * accounts))
         return q
 
     def spend(self, t, amount, accounts=None):
@@ -252,7 +252,7 @@ class _RangeSpends:
         if t.size == 0: return self
         self._merged = self._seg = self._expanded = None; self._passed = False
         self._n_spends += int((hi - lo).sum())
-        self._rt.append(t.astype(np.int64)); self._re.append(self._booked(amt.astype(float)))
+        self._rt.append(t.astype(np.int64)); self._re.append(self._booked(amt.astype(float), hi - lo))
         self._rlo.append(lo.astype(np.int64)); self._rhi.append(hi.astype(np.int64))
         return self
 
@@ -322,7 +322,11 @@ class _WindowCheck:
     def check(self):
         "Raise `PrivacyBudgetExceeded` naming the earliest window over budget; else return self."
         if self._passed: return self                         # checked, and nothing spent since
-        self._passed = self._check()
+        try: self._passed = self._check()
+        except PrivacyBudgetExceeded as e:
+            if not self.n_rounded: raise
+            raise PrivacyBudgetExceeded(e.account, e.window, e.spent, e.budget, message=f"{e}; {self.n_rounded} spend(s) were not whole "
+                                        "quanta and were booked rounded up: allot them (wevent_nb.ledger.allot)") from None
         return self
 
     def _check(self) -> bool:
@@ -340,10 +344,7 @@ class _WindowCheck:
         if bad.size:
             k = int(bad[np.lexsort((a[bad], t[bad]))[0]])
             win = (None, None) if self.w is None else (int(max(t[k] - self.w[a[k]] + 1, 0)), int(t[k]))
-            err = PrivacyBudgetExceeded(self.account_name(int(a[k])), win, s[k] * QUANTUM, self.eps[a[k]])
-            if not self.n_rounded: raise err
-            raise PrivacyBudgetExceeded(err.account, win, err.spent, err.budget, message=f"{err}; {self.n_rounded} amount(s) were not "
-                                        "whole quanta and were booked rounded up: allot them (wevent_nb.ledger.allot)")
+            raise PrivacyBudgetExceeded(self.account_name(int(a[k])), win, s[k] * QUANTUM, self.eps[a[k]])
         return True
 
     def ok(self) -> bool:

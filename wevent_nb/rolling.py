@@ -15,7 +15,7 @@ from .ledger import QUANTUM, Ledger, _concat_aranges, to_quanta, _budget_quanta
 _ONE = np.zeros(1, np.int64)   # the one account of central books
 
 # %% auto #0
-__all__ = ['RollingLedger', 'check_affordable']
+__all__ = ['RollingLedger', 'check_affordable', 'budget_status']
 
 # %% ../nbs/00d_rolling.ipynb #1c4c580c
 class _OpenWindows:
@@ -257,3 +257,15 @@ class RollingLedger(_Questions, _Refusal, _CheckedSpends, _OpenWindows):
 def check_affordable(books, t: int, amount: float):
     "Raise PrivacyBudgetExceeded (recording nothing) unless the central `books` can pay `amount` more in the window ending at t: a step's check before its first draw."
     books._refuse(np.zeros(1, np.int64), books._check_t(t), to_quanta(np.array([float(amount)])))
+
+# %% ../nbs/00d_rolling.ipynb #e3894334
+def budget_status(books, t: int | None = None, k: int | None = None) -> dict:
+    "A curator's summary of live `books` at t (default: the books' t): the budget, the fullest window's use, the binding account, what it may spend at t and over the k steps from t (default: its window; event-level: the event t's own budget)."
+    t = books._next(t)
+    if books.n_accounts is None:
+        left = books.spendable(t, t)                                   # event t: its budget less what was charged to it
+        return dict(t=t, budget=float(books.eps[0]), window_used=None, binding=books.account_name(t), spendable=left, k=None, remaining=left)
+    a, name, left = books.binding(t)
+    k = check_int(k, "k", minimum=1) if k is not None else (int(books.w[a]) if books.w is not None else 1)
+    used = float(books._window_q(np.arange(books.n_accounts), max(books.t, 0)).max()) * QUANTUM if books.t >= 0 else 0.0
+    return dict(t=t, budget=float(books.eps[a]), window_used=used, binding=name, spendable=left, k=k, remaining=books.remaining(a, t, k))
