@@ -689,9 +689,12 @@ def _print_status(s: dict) -> int:
     "Print a stream's status (online.release_status), one fact a line."
     print(f"mechanism: {s['mechanism']} {json.dumps(s['params'], sort_keys=True)}; noise {s['noise']}{', SEEDED' if s['seeded'] else ''}; start {json.dumps(s['start'])}")
     print(f"next t: {s['next_t']} (input lines consumed: {s['lines']}; rows released: {s['rows']}; stream id: {s['stream']})")
-    if s["window_used"] is not None:
-        print(f"window budget used: {s['window_used']:.6g} of {s['budget']:.6g}; the next step may spend: {s['next_may_spend']:.6g}")
-    else: print(f"budget: {s['budget']} per event (event-level books: no window)")
+    if s.get("spendable") is None: print(f"budget: {s['budget']}")
+    elif s["window_used"] is None:
+        print(f"budget: {s['budget']:.6g} per event (event-level books: no window); event {s['t']} may still be charged {s['spendable']:.6g}")
+    else:
+        print(f"window budget used: {s['window_used']:.6g} of {s['budget']:.6g}; the binding account: {s['binding']}")
+        print(f"the next step (t={s['t']}) may spend: {s['spendable']:.6g}; the {s['k']} steps from t={s['t']} may spend: {s['remaining']:.6g} in all")
     if "journal" in s:
         j = s["journal"]
         if "error" in j: print(f"journal: {j['path']}: {j['error']}")

@@ -14,6 +14,7 @@ import time
 import numpy as np
 from .core import Mechanism, PrivacyBudgetExceeded, UnprovenConfiguration, as_rng, check_bool, get_mechanism
 from .primitives import ExactLaplace
+from .rolling import RollingLedger, budget_status
 
 # %% auto #0
 __all__ = ['NOISES', 'StateExists', 'StateMismatch', 'StateInvalid', 'StateLocked', 'SessionRefused', 'StateStore', 'Step',
@@ -608,6 +609,10 @@ class Session(_SessionState):
         self._last = step
         return step
 
+    def budget(self, k: int | None = None) -> dict:
+        "What the books can still pay at the next timestamp (`budget_status`): the binding account, what it may spend then and over the next k steps (default: its window), the fullest window's use."
+        return budget_status(self.mech.books, max(self.t, self.mech.books.t), k)
+
     @property
     def last(self) -> Step | None:
         "The last step's outcome (the one a crash may have kept from its caller)."
@@ -890,7 +895,7 @@ def release_stream(mechanism: str, eps: float, w: int, state, input="-", output=
 
 # %% ../nbs/06_online.ipynb #rel4a9c4
 def release_status(state, journal=None) -> dict:
-    "What a stream's state holds, read without its lock (a checkpoint is replaced by a rename, a record being appended is dropped as cut short: a read sees one whole state): mechanism, parameters, next t, the window budget used, what the next step may spend, and its journal's last t (at `journal`, default where it was started)."
+    "What a stream's state holds, read without its lock (a checkpoint is replaced by a rename, a record being appended is dropped as cut short: a read sees one whole state): mechanism, parameters, next t, the books' budget status (`budget_status`: the fullest window's use, the binding account, what the next step and the next window may spend), and its journal's last t (at `journal`, default where it was started)."
     p = Path(state)
     try: data = p.read_bytes()
     except FileNotFoundError: raise FileNotFoundError(f"state {str(p)!r} does not exist: no stream has been released there") from None
@@ -900,13 +905,8 @@ def release_status(state, journal=None) -> dict:
     out = dict(mechanism=cfg["mechanism"], params=cfg["params"], noise=cfg["noise"], seeded=cfg["seeded"], start=cfg["start"],
                next_t=s["t"], rows=s["rows"], lines=s["meta"].get("lines", 0), stream=s["meta"].get("stream"))
     books = getattr(mech, "books", None)
-    if getattr(books, "n_accounts", None) is not None and getattr(books, "w", None) is not None:
-        eps = float(np.min(books.eps))
-        used = float(np.max(books.window_spent())) if books.t >= 0 else 0.0
-        ahead = float(np.max(books.window_spent(t=max(books.t + 1, 0))))        # what the window ending at the next t holds already
-        out.update(budget=eps, window_used=used, next_may_spend=max(eps - ahead, 0.0))
-    else:
-        out.update(budget=float(cfg["params"].get("eps", np.nan)) if isinstance(cfg["params"], dict) else None, window_used=None, next_may_spend=None)
+    if isinstance(books, RollingLedger): out.update(budget_status(books, max(s["t"], books.t)))
+    else: out.update(budget=float(cfg["params"].get("eps", np.nan)) if isinstance(cfg["params"], dict) else None, window_used=None, spendable=None)
     if cfg.get("journal") or journal is not None:      # read without its lock too: records are only appended, a read sees whole ones and a torn end
         jp = Path(journal if journal is not None else cfg["journal"]["path"])
         try:
