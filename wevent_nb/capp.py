@@ -13,6 +13,7 @@ from numba import njit, objmode
 from wevent_nb.core import (PUBLIC, SECRET, Mechanism, Release, Ledger, RollingLedger, UnprovenConfiguration, NumericPopulation, register,
                             as_rng, check_eps, check_w, check_int, check_array, check_in_range, check_bool, _bad)
 from wevent_nb.engine import PORTS, NO_PORT, NO_RNG, Port, pairwise_sum, spend
+from wevent_nb.ledger import allot_share
 
 PAPER = "CAPP (R. Du et al.): dual utilization of perturbation under w-event LDP"
 SMALL_EPS = 1e-4   # below this the closed form of b loses digits to cancellation: use its series
@@ -286,10 +287,10 @@ def report_schedule(T: int, Lq: int, n_s: int | None = None, acc_window: int | N
     return np.concatenate(slots), np.concatenate(reads)
 
 def per_report_budget(eps, w, slots, reads, T, strict=True):
-    "(budget per report, ledger window): eps over the most reports in a span of w + reach (strict, the default), or in a window of w (the paper's accounting)."
+    "(budget per report, ledger window): eps over the most reports in a span of w + reach (strict, the default), or in a window of w (the paper's accounting), allotted (00c_ledger: whole quanta, at most the share)."
     reach = int((slots - reads).max()) if strict else 0
     span = w + reach
-    return eps / max_in_span(slots, T, span), span
+    return allot_share(eps / max_in_span(slots, T, span), "eps_report"), span
 
 # %% ../nbs/12_capp.ipynb #ea44b9a2
 def max_in_span(slots, T: int, span: int) -> int:
@@ -345,7 +346,7 @@ class PPParams(NamedTuple):
 
 class BASWParams(NamedTuple):
     "The parameters of `basw_steps` for one configuration, read by name in the kernel: built once per run by `BASW._prepare`."
-    unit: float              # the budget of one unit, eps / (2w)
+    unit: float              # the budget of one unit, eps / (2w) allotted
     w: int                   # the window
     b1: float                # SW's (b, p) at one unit (M1 and the first release)
     p1: float
@@ -959,7 +960,7 @@ class BASW(NumericLDPMechanism):
     derivation = "12_capp: BA-SW (Sec. VI-A)"
     accounting_options = {}
     def _setup(self):
-        self.unit = self.eps / (2 * self.w)
+        self.unit = allot_share(self.eps / (2 * self.w), "eps/(2w)")   # one unit, allotted: k units are whole quanta too
         self._open_books(self.w)
         self._last = np.zeros(self._N); self._l = np.zeros(self._N, np.int64); self._k = np.ones(self._N, np.int64)
         self._n_pub = np.zeros(self._T, np.int64) if self._T is not None else None
