@@ -6,6 +6,7 @@ import pytest
 from scipy import stats
 from wevent_nb.core import UnprovenConfiguration, ScalarStream, NoiseRecorder, NoiseNotBooked, list_mechanisms, get_mechanism
 from wevent_nb import delay as D
+from wevent_nb.ledger import allot
 
 METHODS = [i.name for i in list_mechanisms(paper="paper 004")]
 TRUNCATING = {"Naive", "Contin_reduce", "Contin_pp", "PeGaSus_Delay", "Discontin_reduce", "Discontin_pp", "BucOrder", "CompOrder"}
@@ -82,18 +83,18 @@ def _scales(mech, s, seed=0):
 def test_noise_scales_are_as_specified():
     s, w, eps, Dl = stream(60, 4), 6, 1.0, 100.0
     sc, _ = _scales(D.ContinReduce(eps, w), s)                 # Alg. 6, strict: threshold 2*2D/eps_g, query 4*2D/eps_g
-    eg, ep = 0.2 * eps, 0.8 * eps
+    eg, ep = allot(0.2 * eps), allot(0.8 * eps)                # the shares, allotted (00c_ledger, Books in exact units)
     assert sc["_svt_threshold_noise"] == {round(4 * Dl / eg, 9)} and sc["_svt_query_noise"] == {round(8 * Dl / eg, 9)}
     assert sc["_release_noise"] == {round(Dl / ep, 9)}
     sc, _ = _scales(D.DiscontinPP(eps, w), s)                  # Alg. 2: 2(2w-1)D/eps_g and 4(2w-1)D/eps_g
     assert sc["_svt_threshold_noise"] == {round(2 * (2 * w - 1) * Dl / eg, 9)} and sc["_svt_query_noise"] == {round(4 * (2 * w - 1) * Dl / eg, 9)}
     sc, draws = _scales(D.CompOrder(eps, w), s)                # Alg. 3: rho 4D/eps_g once; queries 8wD/eps_g
-    eg, ep = 0.25 * eps, 0.75 * eps
+    eg, ep = allot(0.25 * eps), allot(0.75 * eps)
     assert sc["_svt_threshold_noise"] == {round(4 * Dl / eg, 9)} and sc["_svt_query_noise"] == {round(8 * w * Dl / eg, 9)}
     assert sum(d.size for d in draws if d.site == "_svt_threshold_noise") == 1
     assert sum(d.size for d in draws if d.site == "_svt_query_noise") == sum(min(t, w) for t in range(s.T))   # w predecessors each
     sc, _ = _scales(D.Naive(eps, w, truncation=True), s)       # RNM 1/eps_s with eps_s = eps_p / 2
-    assert sc["_rnm_noise"] == {round(2 / eps, 9)}
+    assert sc["_rnm_noise"] == {round(1 / allot(eps / 2), 9)}
     sc, _ = _scales(D.BucOrder(eps, w, m=10), s)
     assert sc["_release_noise"] == {round(Dl / ep, 9)}
 

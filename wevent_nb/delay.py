@@ -14,6 +14,7 @@ from .core import (PUBLIC, SECRET, Mechanism, Release, Ledger, RollingLedger, Sc
                             param_docs)
 from .baselines import PeGaSus
 from .validation import check_choice
+from .ledger import allot_share
 from .engine import njit, pairwise_sum, lap, Port, NO_PORT, NO_RNG, _port_laplace
 
 # %% auto #0
@@ -528,8 +529,9 @@ def bucorder_release(Y, mask, m, n_b, d, eps_g, eps_p, sens, rng, clip="mean", a
 # One text per constructor parameter the delay methods share: `param_docs` composes each class's Parameters section
 DELAY_PARAMS = {
     "eps": ("float", "Each event's privacy budget (event-level eps-DP: streams differing in one timestamp's value are "
-                     'neighbours), split eps = eps_g + eps_s + eps_p (section "Setting: event-level DP with a delay '
-                     '(Section III)"). In [1e-10, 300] (check_eps; ValueError outside). Required, no default.'),
+                     "neighbours), split eps = eps_g + eps_s + eps_p, each share allotted to whole quanta of the books "
+                     '(section "Setting: event-level DP with a delay (Section III)"). In [1e-10, 300] (check_eps; '
+                     "ValueError outside). Required, no default."),
     "w": ("int", "The delay in timestamps: the batch methods release each batch of w values when its last value arrives "
                  "(delay <= w - 1); CompOrder releases x_t at t + w; the real-time methods release at arrival and use w "
                  "only to batch the tau updates of truncation (AdaPub-event and PeGaSus-event do not truncate). An "
@@ -664,8 +666,8 @@ class _DelayDraws:
         for s0, s1 in zip(cuts[:-1], cuts[1:]):
             if upd[s0]:                                    # report noisy max over the batch's own values, eps_p / 2 of its release share
                 if self._cands is None: self._cands = tau_candidates(self._d, self.tau_step)   # the public grid, made once a run
-                self._tau = float(select_tau(Z[s0][mask[s0]][None, :], self._cands, self.eps_p, self.eps_p / 2, self._d, self._rng, tau_min=self._cands[0])[0])
-                eps_s[s0] = self.eps_p / 2
+                self._tau = float(select_tau(Z[s0][mask[s0]][None, :], self._cands, self.eps_p, self.eps_s_update, self._d, self._rng, tau_min=self._cands[0])[0])
+                eps_s[s0] = self.eps_s_update
             if self.truncation: sens[s0:s1] = self._tau
             ahead.append(self._draw_ahead(b0 + s0, mask[s0:s1], sens[s0:s1], self.eps_p - eps_s[s0:s1]))
         if any(a is None for a in ahead): return sens, eps_s, None
@@ -787,7 +789,9 @@ class DelayMechanism(_DelayStepwise, _DelaySchedule, _DelayBatches, _DelayDraws,
         self.tau_step = check_positive(tau_step, "tau_step")
         f = self.eps_g_default if eps_g_frac is None else eps_g_frac
         self.eps_g_frac = 0.0 if self.eps_g_default == 0 and eps_g_frac is None else check_fraction(f, "eps_g_frac")
-        self.eps_g, self.eps_p = self.eps_g_frac * self.eps, (1 - self.eps_g_frac) * self.eps
+        self.eps_g = allot_share(self.eps_g_frac * self.eps, "eps_g") if self.eps_g_frac else 0.0   # each share allotted once (00c_ledger)
+        self.eps_p = allot_share((1 - self.eps_g_frac) * self.eps, "eps_p")
+        self.eps_s_update = allot_share(self.eps_p / 2, "eps_s") if self.truncation else 0.0   # an update batch's tau selection, out of eps_p
 
     @property
     def params(self) -> dict:
@@ -810,7 +814,7 @@ class DelayMechanism(_DelayStepwise, _DelaySchedule, _DelayBatches, _DelayDraws,
     def _shares(self, b) -> np.ndarray:
         "The eps each event of batches b spends (rows: grouping/ordering, tau selection, release; one column per batch)."
         b = np.asarray(b)
-        es = np.where(self.truncation & (b % self.interval == 0), self.eps_p / 2, 0.0)
+        es = np.where(self.truncation & (b % self.interval == 0), self.eps_s_update, 0.0)
         return np.stack([np.full(b.shape, self.eps_g), es, self.eps_p - es])
 
     def run(self, stream, rng=None) -> Release:
@@ -858,7 +862,7 @@ class AdaPubEvent(Naive):
             outside). Required, no default.
         """
         super().__init__(eps, w, clip_output=clip_output)
-        self.eps_p = 0.8 * self.eps      # the port's release share; its filter's 0.2 eps draws nothing that is released
+        self.eps_p = allot_share(0.8 * self.eps, "eps_p")      # the port's release share, allotted; its filter's 0.2 eps draws nothing that is released
     @property
     def params(self) -> dict: return {"eps": self.eps, "w": self.w, "clip_output": self.clip_output}
 
