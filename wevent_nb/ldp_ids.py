@@ -282,13 +282,12 @@ DECISION_CODES = {str(v): code for code, v in enumerate(DECISIONS)}
 U1, U2, ALL_USERS = np.int64(0), np.int64(1), np.int64(-1)            # the reporting groups: dissimilarity, publication, everyone
 PER_USER, ONLINE, OWN_DECIDE, OWN_REMAINING, OWN_RETURNING = 1, 2, 4, 8, 16   # flags of a run (what goes through its port)
 S_AVAIL, S_TOP, S_LOGN, S_L, S_KL, S_K, S_WIN = range(7)             # the run's integer state, by index
-PY_SUM_COMPENSATED = sum([1.0, 1e100, 1.0, -1e100]) == 2.0           # Python >= 3.12 adds floats with Neumaier's compensation
 
 # (constants a compiled function takes as an argument are numpy integers: numba compiles the callee once for them,
 #  but once per value for a Python int constant)
 _Out = namedtuple("_Out", "est dec dis err nrep eps2 n2 units charged")
 _Pool = namedtuple("_Pool", "stk_lo stk_hi log_t log_lo log_hi seg0 segn segt")
-_Tabs = namedtuple("_Tabs", "prev left uniform bt e2ring n2ring ukind up uq Vk gb")
+_Tabs = namedtuple("_Tabs", "prev left uniform bt e2ring e2win n2ring ukind up uq Vk gb")
 
 # %% ../nbs/10_ldp_ids.ipynb #a913cfb1
 class _Cfg(NamedTuple):
@@ -311,7 +310,6 @@ class _Cfg(NamedTuple):
     n1: int              # population division: the dissimilarity users floor(N/(2w))
     half: int            # floor(N/2): LPD's publication users per window
     u_min: int           # LPD's fewest publication users
-    compensated: bool    # PY_SUM_COMPENSATED: LBD's window sum as the running Python adds floats
 
 # %% ../nbs/10_ldp_ids.ipynb #07e35ce5
 @njit(cache=True)
@@ -460,24 +458,6 @@ def _mean_sq(a, b):
         x = a[k] - b[k]
         sq[k] = x * x
     return pairwise_sum(sq, 0, d) / d
-
-@njit(cache=True)
-def _python_sum(ring, lo, hi, compensated):
-    "Python's sum() of the floats of timestamps lo..hi-1 held in `ring` (timestamp t at t % ring.size), oldest first: in order, or with Neumaier's compensation as Python >= 3.12 adds them."
-    if hi <= lo: return 0.0
-    m = ring.size
-    f, c = ring[lo % m], 0.0
-    for t in range(lo + 1, hi):
-        x = ring[t % m]
-        if not compensated:
-            f += x
-            continue
-        s = f + x
-        if abs(f) >= abs(x): c += (f - s) + x
-        else: c += (x - s) + f
-        f = s
-    if compensated and c != 0.0 and math.isfinite(c): f += c
-    return f
 
 # %% ../nbs/10_ldp_ids.ipynb #8a7ea8af
 @njit(cache=True, inline="always")
@@ -750,7 +730,7 @@ class _CompiledState:
                          np.full(n, r0.get("units", 0), np.int64), np.zeros(n))
         self._s = np.zeros(7, np.int64)
         units = self._units or (np.zeros(1, np.int64), np.zeros(1), np.zeros(1))
-        self._tabs = _Tabs(np.zeros(d), sim.left, sim._uniform, sim._bt, np.zeros(max(w - 1, 1)), np.zeros(w, np.int64), *units,
+        self._tabs = _Tabs(np.zeros(d), sim.left, sim._uniform, sim._bt, np.zeros(w), np.zeros(1), np.zeros(w, np.int64), *units,
                            np.zeros(1) if self._Vk is None else self._Vk, np.zeros(1, np.int64) if self._gb is None else self._gb)
         self._prev = self._tabs.prev
 
@@ -775,7 +755,7 @@ class _CompiledState:
         kind, p, q = _fo_params(fo_code, self._e_main, sim.d)
         return _Cfg(method=self.code, d=sim.d, N=sim.N, w=self.w, batch=T is not None, ring=len(self._pool.segt), flags=flags,
                     fo_code=fo_code, kind=kind, pp=p, qq=q, eps=self.eps, e_main=self._e_main, e1=self._e1, V1=self._V1,
-                    n1=self._n1, half=sim.N // 2, u_min=self.u_min, compensated=PY_SUM_COMPENSATED)
+                    n1=self._n1, half=sim.N // 2, u_min=self.u_min)
 
     def _steps(self, rows):
         "The compiled step over `rows` (the data of timestamps t, t+1, ...), through a port where the run has one."
@@ -1025,14 +1005,15 @@ def _publish_all(c, pid, bg, o, b, t, ti, x, e2, kind, pp, qq):
 def _lbd_step(c, pid, bg, o, b, t, ti, x):
     "LBD at t: dis; half the publication budget the last w-1 timestamps left (Alg. 1 line 7), allotted; publish if there is one and dis > err."
     dis = _dissimilarity_all(c, pid, bg, o, b, t, ti, x)
-    spent = _python_sum(b.e2ring, max(t - (c.w - 1), 0), t, c.compensated)   # eps2 of the last w-1 timestamps, oldest first
+    spent = b.e2win[0] + (b.e2ring[(t - 1) % c.w] if t else 0.0) - (b.e2ring[t % c.w] if t >= c.w else 0.0)   # eps2 over t-w+1..t-1: exact
+    b.e2win[0] = spent
     e2 = allot_nb(_remaining(c, pid, t, spent) / 2)                      # half of what is left, allotted: 0 leaves no budget
     err = _V(c.fo_code, e2, c.N, c.d) if e2 > 0 else math.inf
     o.err[ti] = err
     if e2 > 0 and _decide(c, pid, t, dis, err):
         kind, pp, qq = _fo_of(c.fo_code, e2, c.d)
         _publish_all(c, pid, bg, o, b, t, ti, x, e2, kind, pp, qq)
-    b.e2ring[t % b.e2ring.size] = o.eps2[ti]
+    b.e2ring[t % c.w] = o.eps2[ti]
 
 @njit(cache=True, inline="always")
 def _lba_step(c, s, pid, bg, o, b, t, ti, x):
