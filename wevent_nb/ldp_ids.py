@@ -18,7 +18,8 @@ from numba.extending import intrinsic
 from .core import (PUBLIC, SECRET, Mechanism, Release, Ledger, RollingLedger, PrivacyBudgetExceeded, REL_TOL, CategoricalPopulation,
                             CategoricalAggregate, register, as_rng, check_eps, check_w, check_int, check_array, check_counts, check_categories)
 from .primitives import get_fo, fo_mean_variance, fo_mean_variance_float, fo_probabilities, adaptive_choice, GRR, OUE
-from .engine import PORTS, NO_PORT, pairwise_sum
+from .ledger import allot_share
+from .engine import PORTS, NO_PORT, pairwise_sum, allot_nb
 
 # %% auto #0
 __all__ = ['LDP_IDS_FOS', 'LDP_IDS_MODES', 'V', 'dissimilarity', 'IdRanges', 'LDPIDSMechanism', 'LBU', 'LSP', 'LBD', 'LBA', 'LPU',
@@ -281,13 +282,12 @@ DECISION_CODES = {str(v): code for code, v in enumerate(DECISIONS)}
 U1, U2, ALL_USERS = np.int64(0), np.int64(1), np.int64(-1)            # the reporting groups: dissimilarity, publication, everyone
 PER_USER, ONLINE, OWN_DECIDE, OWN_REMAINING, OWN_RETURNING = 1, 2, 4, 8, 16   # flags of a run (what goes through its port)
 S_AVAIL, S_TOP, S_LOGN, S_L, S_KL, S_K, S_WIN = range(7)             # the run's integer state, by index
-PY_SUM_COMPENSATED = sum([1.0, 1e100, 1.0, -1e100]) == 2.0           # Python >= 3.12 adds floats with Neumaier's compensation
 
 # (constants a compiled function takes as an argument are numpy integers: numba compiles the callee once for them,
 #  but once per value for a Python int constant)
 _Out = namedtuple("_Out", "est dec dis err nrep eps2 n2 units charged")
 _Pool = namedtuple("_Pool", "stk_lo stk_hi log_t log_lo log_hi seg0 segn segt")
-_Tabs = namedtuple("_Tabs", "prev left uniform bt e2ring n2ring ukind up uq Vk gb")
+_Tabs = namedtuple("_Tabs", "prev left uniform bt e2ring e2win n2ring ukind up uq Vk gb")
 
 # %% ../nbs/10_ldp_ids.ipynb #a913cfb1
 class _Cfg(NamedTuple):
@@ -304,13 +304,12 @@ class _Cfg(NamedTuple):
     pp: float            # ... its p
     qq: float            # ... its q
     eps: float           # each user's budget over a window
-    e_main: float        # the main reports' budget (LBU eps/w, LBD and LBA eps/(2w), the others eps)
-    e1: float            # budget division: the dissimilarity's budget eps/(2w)
-    V1: float            # the dissimilarity's V: V(e1, N), or V(eps, n1) for population division
+    e_main: float        # the main reports' budget, allotted (LBU eps/w, LBD and LBA eps/(2w), the others eps)
+    e1: float            # budget division: the dissimilarity's budget eps/(2w), allotted
+    V1: float            # the dissimilarity's V: V(e1, N), or V(e_main, n1) for population division
     n1: int              # population division: the dissimilarity users floor(N/(2w))
     half: int            # floor(N/2): LPD's publication users per window
     u_min: int           # LPD's fewest publication users
-    compensated: bool    # PY_SUM_COMPENSATED: LBD's window sum as the running Python adds floats
 
 # %% ../nbs/10_ldp_ids.ipynb #07e35ce5
 @njit(cache=True)
@@ -460,24 +459,6 @@ def _mean_sq(a, b):
         sq[k] = x * x
     return pairwise_sum(sq, 0, d) / d
 
-@njit(cache=True)
-def _python_sum(ring, lo, hi, compensated):
-    "Python's sum() of the floats of timestamps lo..hi-1 held in `ring` (timestamp t at t % ring.size), oldest first: in order, or with Neumaier's compensation as Python >= 3.12 adds them."
-    if hi <= lo: return 0.0
-    m = ring.size
-    f, c = ring[lo % m], 0.0
-    for t in range(lo + 1, hi):
-        x = ring[t % m]
-        if not compensated:
-            f += x
-            continue
-        s = f + x
-        if abs(f) >= abs(x): c += (f - s) + x
-        else: c += (x - s) + f
-        f = s
-    if compensated and c != 0.0 and math.isfinite(c): f += c
-    return f
-
 # %% ../nbs/10_ldp_ids.ipynb #8a7ea8af
 @njit(cache=True, inline="always")
 def _charge(c, pid, o, t, ti, amount):
@@ -504,13 +485,13 @@ def _take(c, s, pid, p, t, r, slot, k):
 
 @njit(cache=True, inline="always")
 def _book(c, pid, t, slot):
-    "Book eps for every user of group `slot` at t, before its reports are drawn (an aggregate batch run books its log at the end)."
+    "Book e_main (eps, allotted) for every user of group `slot` at t, before its reports are drawn (an aggregate batch run books its log at the end)."
     if c.flags & (PER_USER | ONLINE): _ask(pid, OP_BOOK, t, slot)
 
 @njit(cache=True, inline="always")
 def _group_estimate(c, pid, bg, b, t, slot, k):
-    "The estimate from the reports (budget eps) of the k users of group `slot` at t (aggregate: their true counts drawn first)."
-    if c.flags & (PER_USER | ONLINE): return _port_report(pid, t, slot, c.eps)
+    "The estimate from the reports (budget e_main: eps, allotted) of the k users of group `slot` at t (aggregate: their true counts drawn first)."
+    if c.flags & (PER_USER | ONLINE): return _port_report(pid, t, slot, c.e_main)
     h = draw_counts(bg, b.left, k)
     return fo_row_estimate(bg, b.bt, h, k, c.kind, c.pp, c.qq, b.uniform)
 
@@ -580,7 +561,8 @@ class _LDPIDSParams(Mechanism):
         eps : float
             Each user's privacy budget epsilon over any window of w timestamps (w-event eps-LDP), in [1e-10, 300]
             (check_eps; ValueError outside). Budget division splits it between the timestamps, population division
-            gives it whole to each report. Required, no default.
+            gives it whole to each report; each share is allotted to whole quanta of the books (00c_ledger, Books in
+            exact units), and one below a quantum raises ValueError. Required, no default.
         w : int
             The window length in timestamps, an integer >= 1 (check_w). Population division needs N >= 2w users
             (one dissimilarity user a timestamp), checked when a run starts. Required, no default.
@@ -610,10 +592,15 @@ class _LDPIDSParams(Mechanism):
         if mode not in LDP_IDS_MODES: raise ValueError(f"mode={mode!r} is not allowed: mode must be one of {', '.join(map(repr, LDP_IDS_MODES))}")
         self.mode = mode
         self.u_min = check_int(u_min, "u_min", minimum=1)
+        self._share = self._main_share()
         self._sim = None
 
     @property
     def params(self) -> dict: return dict(eps=self.eps, w=self.w, fo=self.fo, mode=self.mode)
+
+    def _main_share(self) -> float:
+        "The main reports' budget, allotted (00c_ledger, Books in exact units): eps here, LBU's eps/w, LBD's and LBA's eps/(2w); a share below one quantum raises ValueError."
+        return allot_share(self.eps, "eps")
 
     def min_users(self) -> tuple[int, str]:
         "The smallest N the method accepts, and why."
@@ -679,15 +666,15 @@ class _LDPIDSBooks(_LDPIDSContract):
         return Ledger(self._T, self.eps, self.w, n_accounts=1, names=["all users"]).spend_series(self._out.charged)
 
     def _book(self, t, ids):
-        "Ledger entry, before the users `ids` report with eps at t: per-user ids, or (online, aggregate mode) id blocks; an aggregate batch run books its log of blocks at the end."
+        "Ledger entry, before the users `ids` report with eps (allotted: _e_main) at t: per-user ids, or (online, aggregate mode) id blocks; an aggregate batch run books its log of blocks at the end."
         if ids is None: return
-        if not isinstance(ids, IdRanges): self._led.spend(t, self.eps, ids)
-        elif ids.size: self.books.spend_ranges(t, self.eps, ids.lo, ids.hi)
+        if not isinstance(ids, IdRanges): self._led.spend(t, self._e_main, ids)
+        elif ids.size: self.books.spend_ranges(t, self._e_main, ids.lo, ids.hi)
 
     def _book_log(self, ledger):
         "Book every id block an aggregate batch run's groups took, as one vectorised range spend."
         p, n = self._pool, int(self._s[S_LOGN])
-        ledger.spend_ranges(p.log_t[:n], self.eps, p.log_lo[:n], p.log_hi[:n])
+        ledger.spend_ranges(p.log_t[:n], self._e_main, p.log_lo[:n], p.log_hi[:n])
 
 # %% ../nbs/10_ldp_ids.ipynb #3570a51e
 _PORT_IDS = itertools.count()
@@ -719,7 +706,7 @@ class _Port:
         m = self.m
         if op == OP_CHARGE: m._charge(t, x)
         elif op == OP_BOOK: m._book(t, m._users(t, i))
-        elif op == OP_BOOK_ALL: m._led.spend_ranges(t, m.eps, 0, m._sim.N)
+        elif op == OP_BOOK_ALL: m._led.spend_ranges(t, m._e_main, 0, m._sim.N)
         elif op == OP_TAKE: m._take_users(t, i, int(x))
         elif op == OP_GIVE_BACK: m._give_back_users(t)
         elif op == OP_DECIDE: return float(bool(m._decide(t, x, y)))
@@ -743,7 +730,7 @@ class _CompiledState:
                          np.full(n, r0.get("units", 0), np.int64), np.zeros(n))
         self._s = np.zeros(7, np.int64)
         units = self._units or (np.zeros(1, np.int64), np.zeros(1), np.zeros(1))
-        self._tabs = _Tabs(np.zeros(d), sim.left, sim._uniform, sim._bt, np.zeros(max(w - 1, 1)), np.zeros(w, np.int64), *units,
+        self._tabs = _Tabs(np.zeros(d), sim.left, sim._uniform, sim._bt, np.zeros(w), np.zeros(1), np.zeros(w, np.int64), *units,
                            np.zeros(1) if self._Vk is None else self._Vk, np.zeros(1, np.int64) if self._gb is None else self._gb)
         self._prev = self._tabs.prev
 
@@ -768,7 +755,7 @@ class _CompiledState:
         kind, p, q = _fo_params(fo_code, self._e_main, sim.d)
         return _Cfg(method=self.code, d=sim.d, N=sim.N, w=self.w, batch=T is not None, ring=len(self._pool.segt), flags=flags,
                     fo_code=fo_code, kind=kind, pp=p, qq=q, eps=self.eps, e_main=self._e_main, e1=self._e1, V1=self._V1,
-                    n1=self._n1, half=sim.N // 2, u_min=self.u_min, compensated=PY_SUM_COMPENSATED)
+                    n1=self._n1, half=sim.N // 2, u_min=self.u_min)
 
     def _steps(self, rows):
         "The compiled step over `rows` (the data of timestamps t, t+1, ...), through a port where the run has one."
@@ -954,11 +941,11 @@ def _lbu_step(c, pid, bg, o, b, t, ti, x):
 
 @njit(cache=True, inline="always")
 def _lsp_step(c, pid, bg, o, b, t, ti, x):
-    "LSP at t: at t = 0, w, 2w, ... all users report with eps (booked first; a batch run books them at the end); a copy in between."
+    "LSP at t: at t = 0, w, 2w, ... all users report with eps, allotted (booked first; a batch run books them at the end); a copy in between."
     if t % c.w: return
     if c.flags & ONLINE: _ask(pid, OP_BOOK_ALL, t)
-    _copy(b.prev, _everyone(c, pid, bg, b, t, x, c.eps, c.kind, c.pp, c.qq))
-    o.dec[ti], o.eps2[ti], o.n2[ti], o.nrep[ti] = PUBLISH, c.eps, c.N, c.N
+    _copy(b.prev, _everyone(c, pid, bg, b, t, x, c.e_main, c.kind, c.pp, c.qq))
+    o.dec[ti], o.eps2[ti], o.n2[ti], o.nrep[ti] = PUBLISH, c.e_main, c.N, c.N
 
 # %% ../nbs/10_ldp_ids.ipynb #f70d2d93
 @register
@@ -967,8 +954,9 @@ class LBU(LDPIDSMechanism):
     derivation = "10_ldp_ids: LBU and LSP (Sec. 5.2): eps/w per report"
     name, budget_division, books_per_user, code = "LBU", True, False, M_LBU
     summary = "LDP-IDS budget uniform: all users report with eps/w every timestamp"
+    def _main_share(self): return allot_share(self.eps / self.w, "eps/w")
     def _begin(self):
-        self._e_main = self.eps / self.w
+        self._e_main = self._share
         self._row0.update(decision="publish", eps2=self._e_main, n_reports=self._sim.N)
     def _end(self): return self._budget_ledger()
 
@@ -978,10 +966,10 @@ class LSP(LDPIDSMechanism):
     derivation = "10_ldp_ids: LBU and LSP (Sec. 5.2): eps once every w timestamps"
     name, budget_division, population_division, code = "LSP", True, True, M_LSP
     summary = "LDP-IDS sampling: all users report with eps once per window, copy in between"
-    def _begin(self): self._led, self._e_main = self._user_ledger(), self.eps
+    def _begin(self): self._led, self._e_main = self._user_ledger(), self._share
     def _end(self):
         sim, pub = self._sim, self._out.dec == PUBLISH
-        self._led.spend_ranges(np.flatnonzero(pub), self.eps, 0, sim.N)
+        self._led.spend_ranges(np.flatnonzero(pub), self._e_main, 0, sim.N)
         everyone = sim.all_ids if sim.mode == "per_user" else IdRanges([(0, sim.N)])
         self._info["U1"], self._info["U2"] = [None] * self._T, [everyone if p else None for p in pub]
         return self._led
@@ -989,15 +977,16 @@ class LSP(LDPIDSMechanism):
 # %% ../nbs/10_ldp_ids.ipynb #5ddfdb5d
 class _BudgetAdaptive(LDPIDSMechanism):
     budget_division, books_per_user = True, False
+    def _main_share(self): return allot_share(self.eps / (2 * self.w), "eps/(2w)")
     def _begin(self):
         sim = self._sim
-        self._e1 = self._e_main = self.eps / (2 * self.w); self._V1 = sim.V(self._e1, sim.N)
+        self._e1 = self._e_main = self._share; self._V1 = sim.V(self._e1, sim.N)
         self._row0.update(eps1=self._e1, n_reports=sim.N)
     def _end(self): return self._budget_ledger()
 
 @njit(cache=True, inline="always")
 def _dissimilarity_all(c, pid, bg, o, b, t, ti, x):
-    "Budget division's first half at t: all users report with eps/(2w) (charged first); dis of Eq. (4) against the last release."
+    "Budget division's first half at t: all users report with eps/(2w), allotted (charged first); dis of Eq. (4) against the last release."
     _charge(c, pid, o, t, ti, c.e1)
     dis = _mean_sq(_everyone(c, pid, bg, b, t, x, c.e1, c.kind, c.pp, c.qq), b.prev) - c.V1
     o.dis[ti] = dis
@@ -1014,16 +1003,17 @@ def _publish_all(c, pid, bg, o, b, t, ti, x, e2, kind, pp, qq):
 # %% ../nbs/10_ldp_ids.ipynb #c642a2e4
 @njit(cache=True, inline="always")
 def _lbd_step(c, pid, bg, o, b, t, ti, x):
-    "LBD at t: dis; half the publication budget the last w-1 timestamps left (Alg. 1 line 7); publish if dis > err."
+    "LBD at t: dis; half the publication budget the last w-1 timestamps left (Alg. 1 line 7), allotted; publish if there is one and dis > err."
     dis = _dissimilarity_all(c, pid, bg, o, b, t, ti, x)
-    spent = _python_sum(b.e2ring, max(t - (c.w - 1), 0), t, c.compensated)   # eps2 of the last w-1 timestamps, oldest first
-    e2 = _remaining(c, pid, t, spent) / 2
+    spent = b.e2win[0] + (b.e2ring[(t - 1) % c.w] if t else 0.0) - (b.e2ring[t % c.w] if t >= c.w else 0.0)   # eps2 over t-w+1..t-1: exact
+    b.e2win[0] = spent
+    e2 = allot_nb(_remaining(c, pid, t, spent) / 2)                      # half of what is left, allotted: 0 leaves no budget
     err = _V(c.fo_code, e2, c.N, c.d) if e2 > 0 else math.inf
     o.err[ti] = err
-    if _decide(c, pid, t, dis, err):
+    if e2 > 0 and _decide(c, pid, t, dis, err):
         kind, pp, qq = _fo_of(c.fo_code, e2, c.d)
         _publish_all(c, pid, bg, o, b, t, ti, x, e2, kind, pp, qq)
-    b.e2ring[t % b.e2ring.size] = o.eps2[ti]
+    b.e2ring[t % c.w] = o.eps2[ti]
 
 @njit(cache=True, inline="always")
 def _lba_step(c, s, pid, bg, o, b, t, ti, x):
@@ -1088,7 +1078,7 @@ class LPU(LDPIDSMechanism):
     def min_users(self): return self.w, f"LPU splits the users into w={self.w} non-empty groups, so it needs N >= w"
     def _begin(self):
         N = self._sim.N
-        self._led, self._groups, self._e_main = self._user_ledger(), None, self.eps
+        self._led, self._groups, self._e_main = self._user_ledger(), None, self._share
         self._gb = np.cumsum([0] + [N // self.w + (g < N % self.w) for g in range(self.w)]).astype(np.int64)   # array_split's sizes
     def _partition(self):
         "The w groups (sizes ceil/floor of N/w): a random partition per user (drawn at the first step); contiguous id blocks in aggregate mode (exchangeable users)."
@@ -1105,14 +1095,14 @@ class LPU(LDPIDSMechanism):
         g, T, b = self._partition(), self._T, self._gb
         if self._sim.mode != "per_user":                                 # aggregate batch: every group's block, booked at once
             gt = np.arange(T) % self.w
-            self._led.spend_ranges(np.arange(T), self.eps, b[gt], b[gt + 1])
+            self._led.spend_ranges(np.arange(T), self._e_main, b[gt], b[gt + 1])
         self._info["U1"], self._info["U2"] = [None] * T, [g[t % self.w] for t in range(T)]
         return self._led
 
 # %% ../nbs/10_ldp_ids.ipynb #efa2df78
 @njit(cache=True, inline="always")
 def _population_step(c, s, pid, bg, p, o, b, t, ti, r):
-    "LPD or LPA at t: n1 fresh users report with eps (booked first); dis; the method's publication size; publish if dis > err; recycle."
+    "LPD or LPA at t: n1 fresh users report with eps, allotted (booked first); dis; the method's publication size; publish if dis > err; recycle."
     _take(c, s, pid, p, t, r, U1, c.n1)
     _book(c, pid, t, U1)
     dis = _mean_sq(_group_estimate(c, pid, bg, b, t, U1, c.n1), b.prev) - c.V1
@@ -1120,7 +1110,7 @@ def _population_step(c, s, pid, bg, p, o, b, t, ti, r):
     npp = _lpd_size(c, s, b, t) if c.method == M_LPD else _lpa_size(c, s, t)   # -1: nullified, 0: no users left
     if npp < 0: o.dec[ti] = NULLIFIED
     elif npp >= 1:
-        err = _V(c.fo_code, c.eps, npp, c.d)
+        err = _V(c.fo_code, c.e_main, npp, c.d)
         o.err[ti] = err
         if _decide(c, pid, t, dis, err):
             _take(c, s, pid, p, t, r, U2, npp)
@@ -1145,7 +1135,7 @@ class _PopulationAdaptive(LDPIDSMechanism):
     def _begin(self):
         sim = self._sim
         self._n1 = n1 = sim.N // (2 * self.w)
-        self._V1, self._e_main = sim.V(self.eps, n1), self.eps
+        self._V1, self._e_main = sim.V(self._share, n1), self._share
         self._row0.update(n1=n1, n_reports=n1)
         online = self._T is None                                         # per user, online: only the users still out of the pool, by timestamp
         self._U1, self._U2 = ({}, {}) if online else ([None] * self._T, [None] * self._T)
