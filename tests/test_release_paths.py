@@ -130,7 +130,7 @@ def test_killed_during_the_output_repair(tmp_path):
     assert (tmp_path / "out.csv").read_text() == reference(X)
 
 def test_status(tmp_path):
-    "`release --status --state FILE`: mechanism, parameters, next t, window budget used and the next step's room, read without the lock."
+    "`release --status --state FILE`: mechanism, parameters, next t, window budget used, the binding account, what the next step and the next window may spend, read without the lock."
     feed(tmp_path / "in.csv", 25)
     assert main(args(tmp_path)) == 0
     from wevent_nb.online import StateStore
@@ -141,12 +141,14 @@ def test_status(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "mechanism: BD" in r.stdout and '"w": 10' in r.stdout and "next t: 25" in r.stdout, r.stdout
     s = online.release_status(tmp_path / "s.state")
-    assert 0 < s["window_used"] <= EPS * (1 + 1e-9) and 0 <= s["next_may_spend"] <= EPS
+    assert 0 < s["window_used"] <= EPS and 0 <= s["spendable"] <= s["remaining"] <= EPS and s["binding"] == "stream"
+    assert f"the next step (t={s['t']}) may spend" in r.stdout and f"the {s['k']} steps from t={s['t']} may spend" in r.stdout
     from wevent_nb.online import Session
     with Session.resume(tmp_path / "s.state", rng=SEED) as live:          # a seeded stream: resumed with its seed
         books = live.mech.books
-        assert np.isclose(s["window_used"], books.window_spent()[0])
-        assert np.isclose(s["next_may_spend"], EPS - books.window_spent(t=books.t + 1)[0])
+        assert s["window_used"] == books.window_spent()[0]               # exact books: equal, not close
+        assert s["spendable"] == EPS - books.window_spent(t=25)[0] and s["t"] == 25
+        assert live.budget() == {k: s[k] for k in live.budget()}         # a Session answers the same record
 
 KILL_AFTER_STATE = """
 import os, signal, sys
