@@ -11,8 +11,7 @@ import numpy as np
 from numba import njit, objmode
 
 # %% auto #0
-__all__ = ['PORTS', 'NO_PORT', 'NO_RNG', 'pairwise_sum', 'halving_sum', 'mean_abs_diff', 'window_sum', 'ring_set', 'Port', 'lap',
-           'lap_add', 'uniform', 'spend', 'afford']
+__all__ = []
 
 # %% ../nbs/07_engine.ipynb #e007f68c
 PAIRWISE_BLOCK = 128   # numpy's PW_BLOCKSIZE: above it the sum splits in halves
