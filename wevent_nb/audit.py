@@ -14,10 +14,7 @@ from .core import (Mechanism, HistogramStream, CategoricalPopulation, NumericPop
                             ScalarStream, Ledger, Release, Relation, check_int, check_w, check_eps, check_positive, as_rng)
 
 # %% auto #0
-__all__ = ['loss_lower_bound', 'Pair', 'reference', 'neighbours', 'changed_timestamps', 'pair_source', 'claimed_eps',
-           'neighbour_pairs', 'user_pairs', 'numeric_pairs', 'personalized_pairs', 'event_pairs', 'booked', 'simulate',
-           'AuditResult', 'default_pairs', 'random_pairs', 'Jump', 'jump_families', 'Boundary', 'find_boundary',
-           'search_pairs', 'screen', 'audit', 'ToyLocalMean', 'ToyPersonalized', 'ToyEventLaplace']
+__all__ = ['audit']
 
 # %% ../nbs/05_audit.ipynb #12d5df8e
 def cp_lower(k, n, a):

@@ -10,8 +10,7 @@ import argparse, ast, contextlib, datetime, html, json, os, re, shutil, sqlite3,
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['run_report', 'MathJaxUnavailable', 'cache_home', 'mathjax_dir', 'copy_mathjax', 'notebook_info', 'export_html',
-           'reproduce', 'main']
+__all__ = ['main']
 
 # %% ../nbs/30_cli.ipynb #fdf3a66b
 PAPER_RE = re.compile(r"^1(\d)_.*\.ipynb$")

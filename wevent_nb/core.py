@@ -20,25 +20,19 @@ from .rolling import RollingLedger
 from .noise import REL_TOL, Draw, NoiseRecorder, NoiseNotBooked, NOISE_ROLES, SVT_MODES, NOISE_FORMS, noise_spends, check_noise_ledger
 
 # %% auto #0
-__all__ = ['PUBLIC', 'SECRET', 'RELATION_KINDS', 'CHANGES', 'RECORD_ADD_REMOVE', 'USER_CHANGE', 'PERSONALIZED_ADD_REMOVE',
-           'PERSONALIZED_CHANGE', 'EVENT_CHANGE', 'RELATIONS', 'GUARANTEES', 'EXACT_MAX', 'EXACT_STATISTICS',
-           'UnclassifiedInfo', 'info_classification', 'split_info', 'Relation', 'check_exact_noise', 'Mechanism',
-           'MechanismInfo', 'register', 'list_mechanisms', 'get_mechanism', 'exact_bound', 'check_lattice',
-           'ToyUniform', 'Runs', 'param_docs', 'EPS_MIN', 'EPS_MAX', 'PrivacyBudgetExceeded', 'UnprovenConfiguration',
-           'check_eps', 'check_positive', 'check_bool', 'check_int', 'check_w', 'check_fraction', 'check_array',
-           'check_counts', 'check_categories', 'check_in_range', 'parse_value', 'as_rng', 'spawn_rngs', 'seed_from_key',
-           'HistogramStream', 'CategoricalAggregate', 'CategoricalPopulation', 'NumericPopulation',
-           'PersonalizedPopulation', 'ScalarStream', 'STREAM_KINDS', 'Release', 'REL_TOL', 'Ledger', 'RollingLedger',
-           'Draw', 'NoiseRecorder', 'NoiseNotBooked', 'NOISE_ROLES', 'SVT_MODES', 'NOISE_FORMS', 'noise_spends',
+__all__ = ['Mechanism', 'register', 'list_mechanisms', 'get_mechanism', 'ToyUniform', 'Runs', 'EPS_MIN', 'EPS_MAX',
+           'PrivacyBudgetExceeded', 'UnprovenConfiguration', 'check_eps', 'check_positive', 'check_bool', 'check_int',
+           'check_w', 'check_fraction', 'check_array', 'check_counts', 'check_categories', 'check_in_range',
+           'parse_value', 'HistogramStream', 'CategoricalAggregate', 'CategoricalPopulation', 'NumericPopulation',
+           'PersonalizedPopulation', 'ScalarStream', 'Release', 'REL_TOL', 'Ledger', 'RollingLedger', 'NoiseRecorder',
            'check_noise_ledger']
 
 # %% ../nbs/00_core.ipynb #f6747753
 _all_ = ["EPS_MIN", "EPS_MAX", "PrivacyBudgetExceeded", "UnprovenConfiguration", "check_eps", "check_positive",
-           "check_bool", "check_int", "check_w", "check_fraction", "check_array", "check_counts", "check_categories",
-           "check_in_range", "parse_value", "as_rng", "spawn_rngs", "seed_from_key", "HistogramStream",
-           "CategoricalAggregate", "CategoricalPopulation", "NumericPopulation", "PersonalizedPopulation",
-           "ScalarStream", "STREAM_KINDS", "Release", "REL_TOL", "Ledger", "RollingLedger", "Draw", "NoiseRecorder",
-           "NoiseNotBooked", "NOISE_ROLES", "SVT_MODES", "NOISE_FORMS", "noise_spends", "check_noise_ledger"]
+         "check_bool", "check_int", "check_w", "check_fraction", "check_array", "check_counts", "check_categories",
+         "check_in_range", "parse_value", "HistogramStream", "CategoricalAggregate", "CategoricalPopulation",
+         "NumericPopulation", "PersonalizedPopulation", "ScalarStream", "Release", "REL_TOL", "Ledger",
+         "RollingLedger", "NoiseRecorder", "check_noise_ledger"]
 
 # %% ../nbs/00_core.ipynb #5ec0a002
 PUBLIC, SECRET = "public", "secret"   # the two classes of an info key (`Mechanism.info_keys`)

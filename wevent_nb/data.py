@@ -17,15 +17,8 @@ from .core import (check_int, check_fraction, check_eps, check_positive, check_w
                             NumericPopulation, PersonalizedPopulation, ScalarStream)
 
 # %% auto #0
-__all__ = ['LDP_IDS_MODELS', 'PBD_MODELS', 'BENCHMARK_AMPLITUDES', 'STANDINS', 'DATASETS', 'PAPER_DATASETS', 'lns_probabilities',
-           'sin_probabilities', 'log_probabilities', 'binary_aggregate', 'binary_population', 'ldp_ids_synthetic',
-           'pbd_synthetic', 'budget_levels', 'window_levels', 'personalized_params', 'two_type_params',
-           'personalized_population', 'pbd_personalized_synthetic', 'spas_syn1', 'spas_syn2', 'spas_syn3',
-           'capp_constant', 'capp_pulse', 'capp_sinusoidal', 'capp_sin_data', 'periodic_stream', 'benchmark_periodic',
-           'list_generated', 'markov_population', 'standin', 'load_user_matrix', 'ChecksumMismatch', 'cache_dir',
-           'data_home', 'DatasetInfo', 'ShiftedHistogramStream', 'shift_offset', 'histogram_stream', 'signed_counts',
-           'get_dataset_info', 'fetch', 'dataset_path', 'load', 'list_datasets', 'scale_counts', 'expand_to_aggregate',
-           'expand_to_users']
+__all__ = ['periodic_stream', 'benchmark_periodic', 'list_generated', 'load_user_matrix', 'data_home', 'get_dataset_info',
+           'fetch', 'dataset_path', 'load', 'list_datasets']
 
 # %% ../nbs/02_data.ipynb #56b69871
 def lns_probabilities(T: int = 800, p0: float = 0.05, sd: float = 0.0025, rng=None, round_decimals: int | None = None,
@@ -374,6 +367,7 @@ def standin(name: str, rng=None, aggregate: bool = False, **overrides):
     kw = dict(N=N, T=T, d=d, stay=0.9, drift=0.05) | overrides
     return markov_population(rng=rng, aggregate=aggregate, name=f"{name} (stand-in)", **kw)
 
+# %% ../nbs/02_data.ipynb #d8af2df2
 def load_user_matrix(path, d: int | None = None, missing: int = -1, name: str = "") -> CategoricalPopulation:
     "Load an N x T integer matrix (.npy, .npz, .csv) of user values; fill gaps by carrying forward, back-fill before the first."
     path = Path(path)
@@ -403,6 +397,7 @@ def cache_dir() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base).expanduser() / "wevent_nb"
 
+# %% ../nbs/02_data.ipynb #28a6d564
 def data_home(path=None) -> Path:
     "The data folder: `path` if given, else $WEVENT_NB_DATA, else `cache_dir()`."
     if path is not None: return Path(path).expanduser()

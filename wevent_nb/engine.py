@@ -12,8 +12,7 @@ from numba import njit, objmode
 from .ledger import allot
 
 # %% auto #0
-__all__ = ['PORTS', 'NO_PORT', 'NO_RNG', 'pairwise_sum', 'halving_sum', 'mean_abs_diff', 'window_sum', 'ring_set', 'Port', 'lap',
-           'lap_add', 'uniform', 'spend', 'afford']
+__all__ = []
 
 # %% ../nbs/07_engine.ipynb #37c6f90e
 allot_nb = njit(cache=True)(allot)   # 00c_ledger's allot, compiled for the kernels

@@ -20,12 +20,7 @@ from .core import (PrivacyBudgetExceeded, HistogramStream, CategoricalAggregate,
                             get_mechanism, seed_from_key)
 
 # %% auto #0
-__all__ = ['SCHEDULER_ENV', 'VERDICTS', 'Z_CLAIM', 'MEANINGFUL', 'REPS_REACH', 'LOOKS', 'CAUSES', 'Cell', 'stream_signature',
-           'make_mechanism', 'Grid', 'run_cell', 'ResultStore', 'records_to_frame', 'process_pool', 'LedgerCheckFailed',
-           'dask_client', 'n_workers', 'CellsFailed', 'UnguardedScript', 'run_grid', 'grid_executor', 'plot_vs',
-           'check_cause', 'verdict_reads', 'claims_table', 't_factor', 'claim_number', 'claim_sign', 'claim_cells',
-           'claim_group', 'claim_counts', 'show_claims', 'write_claims', 'read_claims', 'committed_claims', 'Explorer',
-           'explorer']
+__all__ = ['Grid', 'ResultStore', 'process_pool', 'dask_client', 'run_grid', 'explorer']
 
 # %% ../nbs/20_experiments.ipynb #b6970211
 STD_COLS = ("dataset", "mechanism", "rep", "seed", "metric", "value", "seconds", "ledger_ok", "ledger_error", "private")

@@ -14,10 +14,7 @@ import numpy as np
 from .core import check_array, check_counts, check_int, check_eps, check_positive, check_fraction, as_rng
 
 # %% auto #0
-__all__ = ['METRICS', 'mae', 'mse', 'mre', 'mre_ldp_ids', 'mre_spas', 'amre', 'draw_range_queries', 'range_query_mre', 'mse_mean',
-           'cosine_similarity', 'cosine_distance', 'wasserstein_w1', 'wasserstein_grid', 'ajsd', 'cfpu', 'cfpu_fullwin',
-           'roc_curve', 'auc', 'roc_auc', 'mean_category_index', 'event_labels', 'event_auc', 'ratio_to', 'delta_mre',
-           'relative_reduction', 'MetricInfo', 'get_metric', 'list_metrics']
+__all__ = ['get_metric', 'list_metrics']
 
 # %% ../nbs/03_metrics.ipynb #e0114eba
 def _pair(est, true, est_name="est", true_name="true", ndim=None):
@@ -292,6 +289,7 @@ METRICS: dict[str, MetricInfo] = {m.name: m for m in [
 ]}
 _AMBIGUOUS = {"MRE": ("MRE_LDPIDS", "MRE_SPAS", "AMRE", "RANGE_MRE")}
 
+# %% ../nbs/03_metrics.ipynb #19c2ba6a
 def get_metric(name: str) -> MetricInfo:
     "The registered metric `name` (case-insensitive; '-' or ' ' read as '_')."
     key = str(name).strip().upper().replace("-", "_").replace(" ", "_")

@@ -14,9 +14,7 @@ from .validation import _bad, check_eps
 REL_TOL = 1e-9   # reading an eps back from a drawn scale: sens / (sens / eps) is within a few ulps of eps (the books are exact; draws are doubles)
 
 # %% auto #0
-__all__ = ['REL_TOL', 'NOISE_ROLES', 'SVT_MODES', 'NOISE_FORMS', 'Draw', 'NoiseRecorder', 'NoiseNotBooked', 'noise_spends',
-           'check_noise_ledger', 'delay_noise_spends', 'check_delay_noise', 'sm_cost', 'SamplingRecorder',
-           'check_personalized_noise']
+__all__ = ['REL_TOL', 'NoiseRecorder', 'check_noise_ledger']
 
 # %% ../nbs/00e_noise.ipynb #c1dab1c4
 class Draw(NamedTuple):
@@ -77,6 +75,7 @@ def noise_spends(m, draws, T: int, d: int, published) -> tuple[np.ndarray, float
 # %% ../nbs/00e_noise.ipynb #930ad2e4
 NOISE_FORMS = {"float": lambda g: g}   # how the recorder is wrapped, by noise; 01_primitives adds "exact" (ExactLaplace): core imports no primitives
 
+# %% ../nbs/00e_noise.ipynb #f65b1e07
 def check_noise_ledger(mech, stream, seed: int = 0, noise: str = "float") -> dict:
     "Run `mech` step-wise with a NoiseRecorder (noise='exact': under NOISE_FORMS['exact'], primitives.ExactLaplace); raise NoiseNotBooked where its ledger books less than the draws imply."
     s = mech.check_stream(stream)

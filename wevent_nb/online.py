@@ -17,8 +17,7 @@ from .primitives import ExactLaplace
 from .rolling import RollingLedger, budget_status
 
 # %% auto #0
-__all__ = ['NOISES', 'StateExists', 'StateMismatch', 'StateInvalid', 'StateLocked', 'SessionRefused', 'StateStore', 'Step',
-           'check_seed_rule', 'JournalInvalid', 'Journal', 'Session', 'release_stream', 'release_status']
+__all__ = ['NOISES', 'Session', 'release_stream']
 
 # %% ../nbs/06_online.ipynb #04ecde87
 class StateExists(Exception):
@@ -253,6 +252,7 @@ def _jsonable(v):
     if isinstance(v, dict): return {str(k): _jsonable(x) for k, x in v.items()}
     return repr(v)
 
+# %% ../nbs/06_online.ipynb #2deaea99
 NOISES = ("float", "exact")   # numpy's floating-point Laplace (simulation), or exact discrete Laplace (primitives.ExactLaplace)
 
 # %% ../nbs/06_online.ipynb #28fb8428

@@ -13,9 +13,7 @@ import numpy as np
 from .core import EXACT_MAX, as_rng, check_eps, check_positive, check_int, check_array, check_counts, check_categories, check_in_range, Draw, NoiseRecorder, NOISE_FORMS
 
 # %% auto #0
-__all__ = ['FO_NAMES', 'laplace_scale', 'laplace_variance', 'laplace_mechanism', 'SVT', 'discrete_laplace_variance',
-           'discrete_laplace', 'ExactLaplace', 'fo_probabilities', 'grr_mean_variance', 'adaptive_choice',
-           'fo_mean_variance', 'fo_mean_variance_float', 'FrequencyOracle', 'GRR', 'OUE', 'OLH', 'get_fo']
+__all__ = ['SVT', 'GRR', 'OUE', 'OLH']
 
 # %% ../nbs/01_primitives.ipynb #429e4086
 def laplace_scale(eps, sensitivity=1.0) -> float:

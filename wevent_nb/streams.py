@@ -14,8 +14,8 @@ from .validation import (UnprovenConfiguration, _bad, check_int, check_counts, c
                                   check_in_range)
 
 # %% auto #0
-__all__ = ['STREAM_KINDS', 'as_rng', 'spawn_rngs', 'seed_from_key', 'HistogramStream', 'CategoricalAggregate',
-           'CategoricalPopulation', 'NumericPopulation', 'PersonalizedPopulation', 'ScalarStream', 'Release']
+__all__ = ['HistogramStream', 'CategoricalAggregate', 'CategoricalPopulation', 'NumericPopulation', 'PersonalizedPopulation',
+           'ScalarStream', 'Release']
 
 # %% ../nbs/00b_streams.ipynb #7c02dac3
 def as_rng(rng=None) -> np.random.Generator:
