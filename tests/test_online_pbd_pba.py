@@ -118,8 +118,8 @@ class PLBUDouble(PLBU):
     "Broken on purpose: books and draws GRR at 2 eps_i/w_i."
     name = "PLBUDouble"
     def start(self, *a, **k):
-        super().start(*a, **k); self._ty.eps = 2 * self._ty.eps
-        self._fos = [GRR(e / w, self._d) for e, w in zip(self._ty.eps, self._ty.w)]; return self
+        super().start(*a, **k); self._rate = 2 * self._rate                 # the allotted rate, doubled: booked and drawn for
+        self._fos = [GRR(r, self._d) for r in self._rate]; return self
 
 
 def drive_until_refused(m, pop, rng):

@@ -12,6 +12,7 @@ from wevent_nb.core import (HistogramStream, NoiseNotBooked, PersonalizedPopulat
                             list_mechanisms)
 from wevent_nb.data import pbd_synthetic, pbd_personalized_synthetic, personalized_params
 from wevent_nb.primitives import GRR
+from wevent_nb.ledger import allot, QUANTUM
 from wevent_nb.pbd_pba import (PBD, PBA, PLBU, ConservativeBD, ConservativeBA, PBAStaleLast, PBDHalfNoise, PBDNoSampling,
                                UserTypes, check_personalized_noise, dissimilarity, err_dp, err_s, lemma47_bound, obs,
                                sm_cost, sm_disturb, sm_probabilities, sm_sample, sm_sample_users, pbd_error_bound,
@@ -120,7 +121,9 @@ def test_per_user_window_budget_under_any_decisions(seed, prob, name):
     info = rel.info
     for k in range(info["type_eps"].size):
         e, w = info["type_eps"][k], info["type_w"][k]
-        np.testing.assert_allclose(_window_sums(np.full(T, info["eps1"][k]), w)[w - 1:], e / 2, rtol=1e-12)
+        assert info["eps1"][k] == allot(e / (2 * w))                      # the share, allotted (00c_ledger): whole quanta
+        dc = _window_sums(np.full(T, info["eps1"][k]), w)[w - 1:]
+        assert np.all(dc == w * info["eps1"][k]) and np.all(e / 2 - dc < w * QUANTUM)   # eps_i/2 less under w_i quanta
         assert _window_sums(info["eps2"][k], w).max() <= e / 2 * (1 + 1e-12)
     skip = np.flatnonzero(~rel.published); skip = skip[skip > 0]
     assert np.array_equal(rel.estimates[skip], rel.estimates[skip - 1])
@@ -139,7 +142,7 @@ def test_reduction_to_bd_and_ba(threshold):
         b = theirs(0.6, 40, threshold=threshold).run(HistogramStream(base.counts.astype(float)), rng=11)
         assert np.array_equal(a.published, b.published) and a.published.sum() > 10
         np.testing.assert_allclose(a.estimates, b.estimates, rtol=1e-9, atol=1e-9)
-        np.testing.assert_allclose(a.info["eps2"][0], b.info["eps_pub"], rtol=1e-15)
+        np.testing.assert_allclose(a.info["eps2"][0], b.info["eps_pub"], rtol=0, atol=40 * QUANTUM)   # allotted: w shares, each within a quantum
         assert obs(np.full(300, 0.6 / 80))[1] == pytest.approx(2 / (0.6 / 80) ** 2)
 
 

@@ -8,7 +8,10 @@ and sample), the step-wise form, the online form (a refusal included) and run_ma
 (estimates, flags, every account's books, the diagnostics) or the steps' outputs, and where the run leaves its generator.
 Recorded on main before the family's compiled steps (issue 23); regenerate only for a documented change:
 `python tests/test_pbd_pba_fingerprints.py --write`. One so far (13_pbd_pba, "An exhausted window"): PBD's kellaris runs
-on "levels" (run_many) raised ZeroDivisionError once every type's window was exhausted; they now stop publishing there."""
+on "levels" (run_many) raised ZeroDivisionError once every type's window was exhausted; they now stop publishing there.
+Issue 40 (books in exact units) re-recorded every PBD, PBA and PLBU case and their variants': their amounts are allotted
+(eps_i/(2 w_i), eps_i/w_i, PBD's half remainder: the largest multiple of the books' quantum at or below), so the books
+and the noise scales moved in their last bits; BD and BA at the conservative pair did not change."""
 import hashlib
 from pathlib import Path
 import numpy as np

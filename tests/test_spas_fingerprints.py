@@ -5,7 +5,11 @@ m, the authors' code), other budgets and windows, longer streams with level shif
 than 128 bins (numpy's pairwise sums), and every form: `run`, a recording generator, exact noise (ExactLaplace on a recorder),
 the step-wise form, the online form and `run_many`. Each case hashes the releases, the per-timestamp diagnostics, the books
 (spends and standing charge), the recorded draws where there are some, and where the run leaves its generator. Recorded on
-main before SPAS's compiled step (issue 23); regenerate only for a documented change: `python tests/test_spas_fingerprints.py --write`."""
+main before SPAS's compiled step (issue 23); regenerate only for a documented change: `python tests/test_spas_fingerprints.py --write`.
+Re-recorded for issue 40 (books in exact units): every amount SPAS spends is allotted (eps_s, eps_p, the test's budgets,
+the warm-up's, a direct release's and a test's shares: the largest multiple of the books' quantum at or below), and every
+noise scale is drawn for the allotted amount, so most cases moved in their last bits (those whose amounts were already
+whole quanta, e.g. eps = 20 on short streams and the authors' code on d9, did not)."""
 import hashlib
 from pathlib import Path
 import numpy as np

@@ -19,7 +19,8 @@ from wevent_nb.baselines import BD, BA
 from wevent_nb.validation import check_choice
 from wevent_nb.rolling import check_affordable
 from wevent_nb.primitives import GRR, laplace_variance
-from wevent_nb.engine import PORTS, NO_PORT, NO_RNG, Port, pairwise_sum, mean_abs_diff, lap, lap_add
+from wevent_nb.engine import PORTS, NO_PORT, NO_RNG, Port, pairwise_sum, mean_abs_diff, lap, lap_add, allot_nb
+from wevent_nb.ledger import allot_share
 from wevent_nb.data import personalized_params, two_type_params
 
 PAPER = "Du et al. 2025, Infinite Stream Estimation under Personalized w-Event Privacy (PVLDB 18(6)), paper 003"
@@ -424,16 +425,16 @@ PBD_RULE, PBA_RULE = 0, 1   # the publication budgets of line 4 of Algorithm 2: 
 
 @njit(cache=True)
 def pbd_candidate(t, recent, eps, w, e2):
-    "Algorithm 4, lines 4-5, into e2: (eps_i/2 - the publication spends of the last w_i - 1 slots)/2 per type (recent: each type's spends of the last max w_i - 1 slots, oldest first; summed as numpy sums the slice), 0 for a window whose float sum has reached eps_i/2."
+    "Algorithm 4, lines 4-5, into e2: (eps_i/2 - the publication spends of the last w_i - 1 slots)/2 per type, allotted (recent: each type's spends of the last max w_i - 1 slots, oldest first, whole quanta: their sum and the remainder are exact, never negative); 0, no budget, once half the remainder is below one quantum."
     W = recent.shape[1]
     for g in range(e2.shape[0]):
         m = min(w[g] - 1, t)                                   # slots max(t - w_i + 1, 0) .. t - 1
-        e2[g] = max((eps[g] / 2 - pairwise_sum(recent[g], W - m, m)) / 2, 0.0)   # exhausted: 0, never a negative spend (a refund)
+        e2[g] = allot_nb((eps[g] / 2 - pairwise_sum(recent[g], W - m, m)) / 2)
 
 # %% ../nbs/13_pbd_pba.ipynb #fa679104
 @njit(cache=True)
 def pba_candidate(t, l, s, w, e1, shares, e2) -> bool:
-    "Algorithm 5, lines 6-11: False on a nullified slot (t - l <= max_i t[i,N], t[i,N] = s_i - 1), else the shares min(max(t - l - t[i,N], 0), w_i) and budgets e1 * shares per type."
+    "Algorithm 5, lines 6-11: False on a nullified slot (t - l <= max_i t[i,N], t[i,N] = s_i - 1), else the shares min(max(t - l - t[i,N], 0), w_i) and budgets e1 * shares per type (whole quanta: e1 is allotted, shares an integer)."
     if t - l[0] <= s.max() - 1: return False
     for g in range(e2.shape[0]):
         shares[g] = min(max(t - l[0] - (s[g] - 1), 0), w[g])
@@ -464,7 +465,7 @@ class PWSMParams(NamedTuple):
     eps: np.ndarray       # each type's eps_i (G,)
     w: np.ndarray         # each type's w_i (G,), int64
     n: np.ndarray         # users per type (G,), float64
-    e1: np.ndarray        # DC's budget per type, eps_i/(2 w_i)
+    e1: np.ndarray        # DC's budget per type, eps_i/(2 w_i) allotted (whole quanta)
     theta1: float         # DC's sampling threshold (OBS over e1)
     p1: np.ndarray        # DC's sampling probabilities at theta1
 
@@ -605,7 +606,7 @@ class PWSM(PWSMKernel, PersonalizedMethod):
         T, d, G = None if T is None else check_int(T, "T", minimum=1), check_int(d, "d", minimum=1), self._ty.G
         self._rng, self._T, self._d, self._t = as_rng(rng), T, d, 0
         self._last = np.zeros(d)
-        self._e1 = self._ty.eps / (2 * self._ty.w)
+        self._e1 = np.array([allot_share(x, "eps_i/(2 w_i)") for x in self._ty.eps / (2 * self._ty.w)])   # allotted: booked and drawn for
         self._theta1 = obs(self._e1, self._ty.n)[0]
         self._p1 = sm_probabilities(self._e1, self._theta1)
         if T is None: self._open_online()                          # online: books charged at each step, nothing kept per slot
@@ -696,7 +697,7 @@ class PLBUParams(NamedTuple):
     n: np.ndarray         # users per type (G,), float64
     p: np.ndarray         # GRR's probability of reporting the true value, per type
     q: np.ndarray         # GRR's probability of reporting each other value, per type
-    rate: np.ndarray      # each type's spend per slot, eps_i/w_i
+    rate: np.ndarray      # each type's spend per slot, eps_i/w_i allotted (GRR's eps)
 
 # %% ../nbs/13_pbd_pba.ipynb #7dcaa0f7
 PLBU_BLOCK = 64                                  # slots copied at a time into a slot-major block (64 bytes of each user's row: one cache line)
@@ -742,7 +743,8 @@ class PLBU(PersonalizedMethod):
         self._rng, self._t = as_rng(rng), 0
         self._est = None if self._T is None else np.zeros((self._T, self._d))
         if self._T is None: self._open_online()
-        self._fos = [GRR(e / w, self._d) for e, w in zip(self._ty.eps, self._ty.w)]
+        self._rate = np.array([allot_share(e / w, "eps_i/w_i") for e, w in zip(self._ty.eps, self._ty.w)])   # allotted: GRR's eps and the books'
+        self._fos = [GRR(r, self._d) for r in self._rate]
         self._members = np.argsort(self._ty.of_user, kind="stable")   # the users type by type, each type's in id order
         self._lo = np.r_[0, np.cumsum(self._ty.n)]
         self.last_info = {}
@@ -763,7 +765,7 @@ class PLBU(PersonalizedMethod):
         "The run's parameter record for the compiled step, from what start() set up."
         ty = self._ty
         return PLBUParams(members=self._members, lo=self._lo, n=ty.n.astype(float), p=np.array([fo.p for fo in self._fos]),
-                          q=np.array([fo.q for fo in self._fos]), rate=ty.eps / ty.w)
+                          q=np.array([fo.q for fo in self._fos]), rate=self._rate)
     def step(self, x):
         "Each user's GRR report of its value at this slot (x: one value per user); return (release, True)."
         if self._T is not None and self._t >= self._T: raise ValueError(f"step called more than T={self._T} times")
@@ -774,7 +776,7 @@ class PLBU(PersonalizedMethod):
         "The Release: counts (T, d), all published, the per-user ledger (eps_i/w_i at every slot)."
         self._no_end()
         ty = self._ty
-        spent = np.repeat((ty.eps / ty.w)[:, None], self._T, axis=1)
+        spent = np.repeat(self._rate[:, None], self._T, axis=1)
         return Release(self._est, np.ones(self._T, bool), self._ledger(spent), self.name, self._run_params(), dict(type_eps=ty.eps, type_w=ty.w, type_n=ty.n))
     def run(self, stream, rng=None) -> Release:
         "The kernel over every slot in one call: the step-wise form's releases (each user's GRR report), so a run and its online steps give the same numbers."

@@ -14,7 +14,8 @@ from .core import (PUBLIC, SECRET, Mechanism, Release, Ledger, RollingLedger, Hi
                             param_docs)
 from .rolling import check_affordable
 from .engine import (njit, objmode, Port, PORTS, NO_PORT, NO_RNG, PAIRWISE_BLOCK, PAIRWISE_LANES, lap, lap_add, spend, afford, ring_set,
-                              mean_abs_diff, block_sum, pairwise_sum)
+                              mean_abs_diff, block_sum, pairwise_sum, allot_nb)
+from .ledger import allot_share
 
 # %% auto #0
 __all__ = ['SPAS_CHOICES', 'SPAS_UNPROVEN', 'SPAS_DEPARTURES', 'AUTHORS_SPAS', 'PAPER_TEST', 'error_model', 'optimal_c',
@@ -120,7 +121,7 @@ def weighted_svt(dis, C, threshold, eps_s, delta_s=1.0, rng=None):
     return out
 
 # %% ../nbs/11_spas.ipynb #e318c97b
-DIRECT_FLOOR_SLACK = 1e-9   # R C / eps_p sums float spends: a count that should be 3 and comes out 2.9999999 is not floored to 2
+DIRECT_FLOOR_SLACK = 1e-9   # R C / eps_p rounds: a count that should be 3 and comes out 2.9999999 is not floored to 2
 
 @njit(cache=True, inline="always")
 def direct_release_rule(spent_p, t, w, C, eps_p, tol):
@@ -207,8 +208,8 @@ class ReleaseHistory:
 class SPASParams(NamedTuple):
     "A run's constants as the compiled step reads them (set from the configuration and d at each call, so a subclass may change them)."
     w: int; m: int; L: int; span: int                  # the window, the warm-up interval, the first main-phase step, n_E w
-    eps_p: float; eps_s: float; e1: float; e2: float; standing: float; e_warm: float   # the budgets (svt_budgets, the warm-up)
-    delta: float; dq: float; tol: float                # release and test sensitivities; the budgets' slack
+    eps_p: float; eps_s: float; e1: float; e2: float; standing: float; e_warm: float; e_strict: float   # the budgets, allotted (svt_budgets, the warm-up, a strict comparison)
+    delta: float; dq: float; tol: float                # release and test sensitivities; the budgets' slack (0: exact)
     theta: float; a: float; q3: float; eps_p2: float; delta2: float; c_hi: int        # PredictC (c_root, c_count)
     svt: int; raw: bool; estimator: int; direct_release: bool; even: bool; share_s2: bool; topup: bool   # the options
     threshold_scale: float; query_scale: float; square: float    # the test's noise scales in units of the booked ones; SQUARE
@@ -248,24 +249,25 @@ def warmup_step(t, p):
 
 @njit(cache=True, inline="always")
 def direct_budgets(C, R, k, A, p):
-    "A direct release's Laplace budget R/k (or eps_p/C) and, with a threshold-noise SVT, its share A/k of the idle SVT budget."
-    b = R / k if p.even else p.eps_p / C
+    "A direct release's Laplace budget R/k (or eps_p/C) and, with a threshold-noise SVT, its share A/k of the idle SVT budget: each allotted (whole quanta, at most the share)."
+    b = allot_nb(R / k if p.even else p.eps_p / C)
     share = C if p.topup else k        # the authors' code gives each direct release A/C of the idle SVT budget
-    return b, ((0.0 if 0.0 > A else A) / share if (p.share_s2 and p.svt != SVT_STRICT) else 0.0)
+    return b, (allot_nb((0.0 if 0.0 > A else A) / share) if (p.share_s2 and p.svt != SVT_STRICT) else 0.0)
 
 @njit(cache=True, inline="always")
 def main_step(t, x, C, sp, s2, ref, rho, rng, pid, exact, p):
     "A direct release if the window's idle budget pays every step it has left (Sec. 4, Fig. 3), else the sampling test (`sampling_test`), else a copy: (kind, Laplace budget, SVT budget, release scale, compared?, the comparison's spend). The main phase's first step books the threshold noises' standing charge (svt_budgets); nothing changes before the step's check that its window can pay the most it may spend."
     direct, R, kk = direct_release_rule(sp, t, p.w, C, p.eps_p, p.tol)
-    A = p.e2 - ring_sum(s2, max(0, t - p.w + 1), t)            # SVT-query budget left in the window
-    direct = p.direct_release and direct
+    A = p.e2 - ring_sum(s2, max(0, t - p.w + 1), t)            # SVT-query budget left in the window (whole quanta: exact)
     b, e = direct_budgets(C, R, kk, A, p)
+    direct = p.direct_release and direct and b > 0.0            # a budget allotted to 0 is no budget: no direct release
+    tb, te = test_budgets(C, p)
     standing = p.standing if t == p.L else 0.0
-    afford(pid, t, standing + (b + e if direct else test_cost(C, R, A, p)))
+    afford(pid, t, standing + (b + e if direct else test_cost(tb, te, R, A, p)))
     if standing != 0.0: book_standing(pid, t)                     # on every window from t on, before a threshold noise is drawn
     threshold_at(t, x.shape[0], rho, rng, pid, exact, p)
     if direct: return DIRECT, b, e, p.delta / (b + e), False, 0.0
-    return sampling_test(t, x, C, R, A, ref, rho, rng, pid, exact, p)
+    return sampling_test(t, x, C, tb, te, R, A, ref, rho, rng, pid, exact, p)
 
 @njit(cache=True, inline="always")
 def spas_release(t, x, scale, b, e, last, sp, s2, h_q, h_a, h_t, h_n, h_mean, rng, pid, p):
@@ -304,10 +306,12 @@ def spas_steps(X, t0, o, est, kind, sp_out, s2_out, sq_out, compared, C_used,   
 REDRAW_BLOCKS = 2   # svt='redraw': a window of w steps meets at most two blocks of w steps, so two threshold noises
 
 def svt_budgets(svt: str, eps_s: float) -> tuple[float, float, float]:
-    "The sampling test's budgets: (eps_1 of a threshold noise, eps_2 of a window's tests, the standing charge on every window)."
-    if svt == "paper": return eps_s / 2, eps_s / 2, eps_s / 2                    # Theorem 2 (one window): rho once, eps_1 = eps_2
-    if svt == "redraw":                                                          # (R2): 2 eps_1 + 2 eps_2 = eps_s, eps_1 = eps_2
-        e = eps_s / (REDRAW_BLOCKS + 2)
+    "The sampling test's budgets: (eps_1 of a threshold noise, eps_2 of a window's tests, the standing charge on every window), allotted."
+    if svt == "paper":                                                           # Theorem 2 (one window): rho once, eps_1 = eps_2
+        e = allot_share(eps_s / 2, "eps_s/2")
+        return e, e, e
+    if svt == "redraw":                                                          # (R2): 2 eps_1 + 2 eps_2 <= eps_s, eps_1 = eps_2
+        e = allot_share(eps_s / (REDRAW_BLOCKS + 2), "eps_s/4")
         return e, e, REDRAW_BLOCKS * e + e
     return 0.0, 0.0, 0.0                                                         # strict: a comparison books eps_s / w where it is made
 
@@ -336,17 +340,22 @@ def threshold_at(t, d, rho, rng, pid, exact, p):
         rho[0] = rho[1] / d
     else: rho[0] = lap(rng, pid, p.dq / p.e1 * p.threshold_scale, SPAS_THRESHOLD)
 
-@njit(cache=True)
-def can_test(C, R, A, p):
-    "Can the window pay the test's release eps_p/C (and, with a threshold noise, its query's eps_2/C)?"
-    if R < p.eps_p / C - p.tol: return False
-    return p.svt == SVT_STRICT or p.topup or not A < p.e2 / C - p.tol     # the authors' code never checks A
+@njit(cache=True, inline="always")
+def test_budgets(C, p):
+    "The sampling test's budgets at C, each allotted once: its release's eps_p/C and its query's eps_2/C (strict: the comparison's eps_s/w, allotted when SPAS is built)."
+    return allot_nb(p.eps_p / C), (p.e_strict if p.svt == SVT_STRICT else allot_nb(p.e2 / C))
 
 @njit(cache=True)
-def test_cost(C, R, A, p):
-    "The most the sampling test may spend at a step: its release's eps_p/C and its query's eps_2/C (strict: the comparison's eps_s/w), where the window lets it run."
-    if not can_test(C, R, A, p): return 0.0
-    return p.eps_p / C + (p.eps_s / p.w if p.svt == SVT_STRICT else p.e2 / C)
+def can_test(b, e, R, A, p):
+    "Can the window pay the test's release b (and, with a threshold noise, its query's e)? A budget allotted to 0 is no budget: no test."
+    if b == 0.0 or e == 0.0 or R < b - p.tol: return False
+    return p.svt == SVT_STRICT or p.topup or not A < e - p.tol     # the authors' code never checks A
+
+@njit(cache=True)
+def test_cost(b, e, R, A, p):
+    "The most the sampling test may spend at a step: its release's b and its query's e (strict: the comparison's), where the window lets it run."
+    if not can_test(b, e, R, A, p): return 0.0
+    return b + e
 
 @njit(cache=True, inline="always")
 def abs_diff_sum(x, y):
@@ -356,24 +365,23 @@ def abs_diff_sum(x, y):
     return pairwise_sum(a, 0, x.shape[0])
 
 @njit(cache=True, inline="always")
-def sampling_test(t, x, C, R, A, ref, rho, rng, pid, exact, p):
-    "The sampling test at t, if the window can pay its release (and, with a threshold noise, its query): x's change from `ref` (the last release, Algorithm 2 line 3; the last histogram for dis='raw') against the threshold. Returns `main_step`'s tuple: an SVT release if it fires, else a copy."
-    b, thr = p.eps_p / C, C * p.delta / p.eps_p       # the release's budget; the threshold E|Lap(C delta / eps_p)|
-    if not can_test(C, R, A, p): return COPY, 0.0, 0.0, 0.0, False, 0.0
+def sampling_test(t, x, C, b, e, R, A, ref, rho, rng, pid, exact, p):
+    "The sampling test at t with its allotted budgets (`test_budgets`: b the release's, e the query's or the strict comparison's), if the window can pay them: x's change from `ref` (the last release, Algorithm 2 line 3; the last histogram for dis='raw') against the threshold. Returns `main_step`'s tuple: an SVT release if it fires, else a copy."
+    thr = C * p.delta / p.eps_p                        # the threshold E|Lap(C delta / eps_p)|: public, not a spend
+    if not can_test(b, e, R, A, p): return COPY, 0.0, 0.0, 0.0, False, 0.0
     d = x.shape[0]
     if p.svt != SVT_STRICT:                            # the weighted SVT against the threshold noise in force
         if exact:                                      # in units of 1/d: D = d * dis, an integer; each noise DLap(d * its float scale)
-            fired = abs_diff_sum(x, ref) + lap(rng, pid, d * 2 * C * p.dq / p.e2 * p.query_scale, SPAS_EXACT_QUERY) > d * thr + rho[1]
-        else: fired = mean_abs_diff(x, ref) + lap(rng, pid, 2 * C * p.dq / p.e2 * p.query_scale, SPAS_QUERY) > thr + rho[0]
-        e, sq = p.e2 / C, 0.0
+            fired = abs_diff_sum(x, ref) + lap(rng, pid, d * 2 * p.dq / e * p.query_scale, SPAS_EXACT_QUERY) > d * thr + rho[1]
+        else: fired = mean_abs_diff(x, ref) + lap(rng, pid, 2 * p.dq / e * p.query_scale, SPAS_QUERY) > thr + rho[0]
+        sq = 0.0
     else:                                              # the strict test: a fresh Laplace comparison, booked before its draw
-        sq = p.eps_s / p.w
+        sq, e = e, 0.0
         spend(pid, t, sq)
-        if exact: fired = abs_diff_sum(x, ref) + lap(rng, pid, d * p.w * p.dq / p.eps_s * p.query_scale, SPAS_EXACT_STRICT) > d * thr
-        else: fired = mean_abs_diff(x, ref) + lap(rng, pid, p.w * p.dq / p.eps_s * p.query_scale, SPAS_STRICT) > thr
-        e = 0.0
+        if exact: fired = abs_diff_sum(x, ref) + lap(rng, pid, d * p.dq / sq * p.query_scale, SPAS_EXACT_STRICT) > d * thr
+        else: fired = mean_abs_diff(x, ref) + lap(rng, pid, p.dq / sq * p.query_scale, SPAS_STRICT) > thr
     if not fired: return COPY, 0.0, 0.0, 0.0, True, sq
-    scale = C * p.delta / p.eps_p
+    scale = p.delta / b
     if p.topup: scale = p.delta / (b + (0.0 if 0.0 > A - e else A - e))   # NOT private: the window's idle SVT budget, never booked
     return SVT, b, e, scale, True, sq
 
@@ -433,7 +441,7 @@ class SPASStepwise:
         else: self.books, self._out = None, spas_outputs(T, d)       # batch: the ledger is written by finish
         self._standing_at = None    # batch: where the standing charge starts (the main phase's first step, if the run has one)
         self._L = self.w if T is None else min(self.w, T)          # the warm-up is the first window
-        self._e_warm = (self.eps_p if self.warmup_budget == "eps_p" else self.eps) / math.ceil(self.w / self.m)
+        self._e_warm = allot_share((self.eps_p if self.warmup_budget == "eps_p" else self.eps) / math.ceil(self.w / self.m), "the warm-up's budget")
         self._dq = svt_sensitivity(self.dis, d, self.delta)
         self._p = None      # the constants, read at the first step (SPASParams)
         return self
@@ -442,7 +450,7 @@ class SPASStepwise:
         "The run's constants, read from the configuration (at the run's first step: a subclass may change them in `start`)."
         hi = self.w if self.c_max == "w" else (0 if self.c_max is None else self.c_max)
         return SPASParams(int(self.w), int(self.m), int(self._L), int(self.n_E * self.w), float(self.eps_p), float(self.eps_s),
-                          float(self._e1), float(self._e2), float(self._standing), float(self._e_warm), float(self.delta), float(self._dq),
+                          float(self._e1), float(self._e2), float(self._standing), float(self._e_warm), float(self._e_strict), float(self.delta), float(self._dq),
                           float(self._tol), float(self.theta_design), *c_constants(self.theta_design, self.eps_p, self.delta), int(hi),
                           SPAS_CHOICES["svt"].index(self.svt), self.dis == "raw", self._hist.code, self.direct_release,
                           self.direct_budget == "even", self.share_s2_leftover, self.unbooked_s2_topup,
@@ -552,7 +560,7 @@ SPAS_OPTION_DOCS = {
     "w": ("int", "The window length in timestamps, an integer >= 1 (check_w). The first window is the warm-up; a "
           "stream shorter than w runs the warm-up only. Required, no default."),
     "ratio_s": ("float", "The SVT's share of the budget: eps_s = ratio_s eps for the sampling test, eps_p = (1 - ratio_s) eps "
-                "for the Laplace releases. A real number in the open interval (0, 1) (check_fraction). Default 0.25: "
+                "(the rest) for the Laplace releases, each allotted to whole quanta of the books (00c_ledger). A real number in the open interval (0, 1) (check_fraction). Default 0.25: "
                 'the paper\'s split eps_s = eps/4 (section "Setting"; Fig. 8, eps_s/eps_p = 1/3, is its ablation).'),
     "m": ("int", "The warm-up's sampling interval: every m-th step of the first window is released (with the budget of "
           'warmup_budget). An integer >= 1 (check_int). Default 20: the paper\'s (Sec. 4; section "SPAS '
@@ -648,8 +656,9 @@ class SPAS(SPASBatch, SPASStepwise, SPASSampling, Mechanism):
         """
         super().__init__(eps, w, allow_unproven)
         self.ratio_s = check_fraction(ratio_s, "ratio_s")
-        self.eps_s, self.eps_p = self.ratio_s * self.eps, self.eps * (1 - self.ratio_s)
-        self._tol = BUDGET_RTOL * self.eps
+        self.eps_s = allot_share(self.ratio_s * self.eps, "eps_s")             # allotted (00c_ledger): eps_s + eps_p <= eps exactly
+        self.eps_p = allot_share(self.eps - self.eps_s, "eps_p")               # the rest of eps (the difference is exact), allotted
+        self._tol = 0.0    # the slack of the window's checks: none, every amount is whole quanta (a deliberately broken variant widens it)
         self.m, self.n_E = check_int(m, "m", minimum=1), check_int(n_E, "n_E", minimum=1)
         self.theta_design = check_fraction(theta_design, "theta_design", 0.0, 1.0)
         if not (c_max in ("w", None) or (isinstance(c_max, (int, np.integer)) and c_max >= 1)):
@@ -658,6 +667,7 @@ class SPAS(SPASBatch, SPASStepwise, SPASSampling, Mechanism):
         self.warmup_budget, self.direct_budget = _choice("warmup_budget", warmup_budget), _choice("direct_budget", direct_budget)
         self.var_estimator, self.svt, self.dis = _choice("var_estimator", var_estimator), _choice("svt", svt), _choice("dis", dis)
         self._e1, self._e2, self._standing = svt_budgets(self.svt, self.eps_s)
+        self._e_strict = allot_share(self.eps_s / self.w, "eps_s/w") if self.svt == "strict" else 0.0   # a strict comparison's spend
         self.direct_release, self.share_s2_leftover = check_bool(direct_release, "direct_release"), check_bool(share_s2_leftover, "share_s2_leftover")
         self.unbooked_s2_topup = check_bool(unbooked_s2_topup, "unbooked_s2_topup")
         if self.unbooked_s2_topup and svt == "strict":
