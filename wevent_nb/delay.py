@@ -22,7 +22,7 @@ __all__ = ['DISCONTIN_THRESHOLDS', 'BUCKET_CLIPS', 'dev', 'improvement_threshold
            'select_tau', 'continuous_grouping', 'discontinuous_grouping', 'release_groups', 'comporder_bits',
            'comporder_postprocess', 'grr_buckets', 'bucorder_release', 'DelayMechanism', 'Naive', 'AdaPubEvent',
            'ConstantMid', 'ContinReduce', 'ContinPP', 'PeGaSusDelay', 'DiscontinReduce', 'DiscontinPP', 'BucOrder',
-           'CompOrder', 'PeGaSusEvent', 'check_delay_noise']
+           'CompOrder', 'PeGaSusEvent']
 
 # %% ../nbs/14_delay.ipynb #1a854501
 DELAY_PAPER = "Li et al., Delay-allowed DP data stream release, NDSS 2025 (paper 004)"
@@ -1213,4 +1213,3 @@ class CompOrderHalfQuery(CompOrder):
 
 # %% ../nbs/14_delay.ipynb #c5bf0d14
 from .noise import delay_noise_spends, check_delay_noise   # the family's noise check, in the foundation's noise tie (00e_noise)
-_all_ = ["check_delay_noise"]

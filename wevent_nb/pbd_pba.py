@@ -29,11 +29,10 @@ PAPER = "Du et al. 2025, Infinite Stream Estimation under Personalized w-Event P
 __all__ = ['USERS', 'THRESHOLDS', 'sm_probabilities', 'sm_sample', 'sm_sample_users', 'sm_disturb', 'err_s', 'err_dp', 'obs',
            'dissimilarity', 'assign_budgets', 'assigned_population', 'PersonalizedMethod', 'PWSM', 'PBD', 'PBA', 'PLBU',
            'ConservativeBD', 'ConservativeBA', 'square_harmonic', 'utility_terms', 'lemma47_bound', 'dc_error_bound',
-           'pbd_error_bound', 'pba_error_bound', 'sm_cost', 'SamplingRecorder', 'check_personalized_noise']
+           'pbd_error_bound', 'pba_error_bound']
 
 # %% ../nbs/13_pbd_pba.ipynb #1ea157fe
 from .noise import sm_cost   # SM's loss, ln(1 + p (e^theta - 1)): in the foundation, whose personalized noise check reads it
-_all_ = ["sm_cost"]
 
 def sm_probabilities(budgets, theta) -> np.ndarray:
     "SM_s inclusion probabilities: p_i = (e^(e_i) - 1)/(e^theta - 1) below the threshold theta, 1 at or above it."
@@ -908,7 +907,6 @@ class PBDNoSampling(PBD):
 
 # %% ../nbs/13_pbd_pba.ipynb #68948e60
 from .noise import SamplingRecorder, check_personalized_noise   # the family's noise check, in the foundation's noise tie (00e_noise)
-_all_ = ["SamplingRecorder", "check_personalized_noise"]
 
 # %% ../nbs/13_pbd_pba.ipynb #2288cff3
 def square_harmonic(x: int) -> float:
