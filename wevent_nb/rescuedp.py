@@ -12,7 +12,8 @@ import numpy as np
 from .core import PUBLIC, register, param_docs, check_int, check_positive, check_fraction
 from .baselines import CentralBaseline, BASELINE_PARAMS
 from .validation import check_real, check_choice
-from .engine import njit, lap_add, spend, afford, window_sum, ring_set
+from .engine import njit, lap_add, spend, afford, window_sum, ring_set, allot_nb
+from .ledger import allot_share
 
 # %% auto #0
 __all__ = ['RescueDP', 'RescueDP1D']
@@ -92,7 +93,7 @@ def running_variance(stats, v):
 # %% ../nbs/08_rescuedp.ipynb #2e70e94c
 class RescueParams(NamedTuple):
     "RescueDP's parameters as its kernel reads them, by name (built by `RescueDP._kernel_params`)."
-    eps: float; w: int                                           # the window's budget and length
+    eps: float; w: int                                           # the window's budget (allotted) and length
     pi: int; Kp: float; Ki: float; Kd: float; theta: float       # the PID and the interval update
     phi: float; p_max: float; e_max: float                       # the allocation (e_max here in budget: e_max * eps)
     P0: float; Q: float; R: float                                # the Kalman filter (Q, R < 0: None, each location's own)
@@ -109,6 +110,7 @@ def rescuedp_steps(X, t0, o, est, pub, spent, rng, pid, exact,                  
     the next interval. `booked` rings the window's per-timestamp spends (shared), `own` each location's (per_location)."""
     d = X.shape[1]
     gid = np.full(d, -1, np.int64)
+    alloc = np.zeros(d)                                                   # the sampled locations' allocations, allotted
     for i in range(X.shape[0]):
         t = t0 + i; k = t - o; x = X[i]
         lo = max(t - prm.w + 1, 0)
@@ -121,8 +123,9 @@ def rescuedp_steps(X, t0, o, est, pub, spent, rng, pid, exact,                  
         n_take = 0
         for j in range(d):
             if due[j] == t:
-                if eps_rm[j] > 0: take[j] = True; n_take += 1
-                else: due[j] = t + 1                                      # nothing left to spend: postponed
+                alloc[j] = allot_nb(rescue_allocation(eps_rm[j], interval[j], prm.phi, prm.p_max, prm.e_max))
+                if alloc[j] > 0: take[j] = True; n_take += 1
+                else: due[j] = t + 1                                      # nothing left to allot: postponed
         ring_set(booked, t, 0.0)
         if prm.accounting == PER_LOCATION:
             for j in range(d): ring_set(own[j], t, 0.0)
@@ -135,7 +138,7 @@ def rescuedp_steps(X, t0, o, est, pub, spent, rng, pid, exact,                  
             for j in range(d):
                 if take[j]:
                     g = gid[j]
-                    e_g[g] = min(e_g[g], rescue_allocation(eps_rm[j], interval[j], prm.phi, prm.p_max, prm.e_max))   # a group: its least
+                    e_g[g] = min(e_g[g], alloc[j])                                # a group: its least
                     s_g[g] += x[j]; n_g[g] += 1
             e_t = 0.0
             for g in range(G): e_t = max(e_t, e_g[g])                     # disjoint groups, one timestamp: the largest
@@ -291,7 +294,7 @@ class RescueDP(CentralBaseline):
 
     def _kernel_params(self) -> RescueParams:
         "The kernel's parameters, by name."
-        return RescueParams(eps=float(self.eps), w=int(self.w), pi=int(self.pi), Kp=float(self.Kp), Ki=float(self.Ki),
+        return RescueParams(eps=allot_share(self.eps, "eps"), w=int(self.w), pi=int(self.pi), Kp=float(self.Kp), Ki=float(self.Ki),
                             Kd=float(self.Kd), theta=float(self.theta), phi=float(self.phi), p_max=float(self.p_max),
                             e_max=float(self.e_max * self.eps), P0=float(self.P0),
                             Q=-1.0 if self.Q is None else float(self.Q), R=-1.0 if self.R is None else float(self.R),
