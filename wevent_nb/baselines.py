@@ -376,28 +376,41 @@ def dissimilarity(x, last, e1, exact, rng, pid):
         return (pairwise_sum(a, 0, d) + lap(rng, pid, 1.0 / e1, EXACT_DIS)) / d
     return mean_abs_diff(x, last) + lap(rng, pid, 1.0 / (d * e1), DIS)
 
+# %% ../nbs/04_baselines.ipynb #595e0895
+@njit(cache=True)
+def ring_swap(ring, t, v):
+    "Write v as entry t of a per-timestamp series kept in `ring` (slot t % len(ring)); return the change of the ring's sum, v less the entry it replaces (exact for allotted amounts)."
+    s = t % ring.shape[0]
+    dv = v - ring[s]
+    ring[s] = v
+    return dv
+
+@njit(cache=True)
+def window_total(ring, total, t, w):
+    "The sum of entries t-w+1..t-1 of the series `ring` holds (its last min(w, T) entries, before entry t is written), from `total`, the ring's running sum: less entry t-w, the one leaving, when t >= w."
+    return total - ring[t % ring.shape[0]] if t >= w else total
+
 # %% ../nbs/04_baselines.ipynb #cd2dd475
 @njit(cache=True)
 def bd_steps(X, t0, o, est, pub, spent, rng, pid, exact,                       # the rows, where they start, the outputs, the noise
-             last, e2_ring, e2_total, eps_dis, eps_pub, dis_at, cand_at,       # state and diagnostics
+             last, e2_ring, e2_sum, eps_dis, eps_pub, dis_at, cand_at,         # state and diagnostics
              prm):                                                             # the parameters, by name (a BDParams)
     "BD's step over the rows of X (timestamps t0, t0 + 1, ...), written at row t - o of the outputs."
     e1 = prm.e1
     for i in range(X.shape[0]):
         t = t0 + i; k = t - o
-        if prm.remaining == HISTORY: left = prm.pub_eps - e2_total[0]
-        else: left = prm.pub_eps - window_sum(e2_ring, max(t - prm.w + 1 if prm.remaining == WINDOW else t - prm.w, 0), t)
+        if prm.remaining == WINDOW: left = prm.pub_eps - window_total(e2_ring, e2_sum[0], t, prm.w)
+        else: left = prm.pub_eps - e2_sum[0]                                  # the ring's last w (w_slots), or every one (history)
         e2 = allot_nb(left / prm.remaining_div)                                # public: the window's past publications; allotted
         afford(pid, t, e1 + max(e2, 0.0))                                      # the most this step may spend, before its first draw
         spend(pid, t, e1); spent[k] += e1; eps_dis[k] += e1
         dis = dissimilarity(X[i], last, e1, exact, rng, pid)
         dis_at[k], cand_at[k] = dis, e2
-        if prm.remaining != HISTORY: ring_set(e2_ring, t, 0.0)
+        booked = 0.0
         if e2 > 0 and dis > prm.threshold_mult / e2:
-            spend(pid, t, e2); spent[k] += e2; eps_pub[k] += e2
-            if prm.remaining == HISTORY: e2_total[0] += e2
-            else: ring_set(e2_ring, t, e2)
+            spend(pid, t, e2); spent[k] += e2; eps_pub[k] += e2; booked = e2
             last[:] = lap_add(X[i], rng, pid, prm.release_scale / e2, PUB); pub[k] = True
+        e2_sum[0] += booked if prm.remaining == HISTORY else ring_swap(e2_ring, t, booked)   # exact: allotted amounts
         est[k] = last
 
 # %% ../nbs/04_baselines.ipynb #3b473348
@@ -446,7 +459,7 @@ class BD(CentralBaseline):
 
     def _init(self):
         n = self.w if self._T is None else min(self.w, self._T)          # the publications a window reads: the last w at most
-        self._e2_ring, self._e2_total = np.zeros(2 * n), np.zeros(1)
+        self._e2_ring, self._e2_sum = np.zeros(n), np.zeros(1)          # their ring and its running sum (history: the total)
 
     def _kernel_params(self) -> BDParams:
         "The kernel's parameters, by name."
@@ -455,7 +468,7 @@ class BD(CentralBaseline):
                         remaining_div=float(self.remaining_div), release_scale=float(self.release_scale))
 
     def _kernel_args(self, out) -> tuple:
-        return (self._last, self._e2_ring, self._e2_total, out["eps_dis"], out["eps_pub"], out["dis"], out["eps_cand"],
+        return (self._last, self._e2_ring, self._e2_sum, out["eps_dis"], out["eps_pub"], out["dis"], out["eps_cand"],
                 self._kernel_params())
 
 # %% ../nbs/04_baselines.ipynb #1422933a

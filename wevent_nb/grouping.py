@@ -10,9 +10,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import objmode
 from .core import PUBLIC, register, check_int, param_docs
-from .engine import njit, PORTS, pairwise_sum, spend, afford, window_sum, ring_set, allot_nb
+from .engine import njit, PORTS, pairwise_sum, spend, afford, allot_nb
 from .ledger import allot_share
-from .baselines import CentralBaseline, BASELINE_PARAMS, bd_threshold
+from .baselines import CentralBaseline, BASELINE_PARAMS, bd_threshold, ring_swap, window_total
 from .validation import check_choice
 
 # %% auto #0
@@ -68,7 +68,7 @@ class BDGParams(NamedTuple):
 # %% ../nbs/09_bd_grouping.ipynb #bdg00012
 @njit(cache=True)
 def bdg_steps(X, t0, o, est, pub, spent, rng, pid, exact,                        # the rows, where they start, the outputs, the noise
-              last, order, sq, e2_ring, bin_ring, bin_used, eps_dis, eps_pub, eps_cand, groups_pub,   # state and diagnostics
+              last, order, sq, e2_ring, e2_sum, bin_ring, bin_used, eps_dis, eps_pub, eps_cand, groups_pub,   # state and diagnostics
               prm):                                                              # the parameters, by name (a BDGParams)
     "BD with grouping's step over the rows of X (timestamps t0, t0 + 1, ...), written at row t - o of the outputs."
     d = X.shape[1]
@@ -80,7 +80,7 @@ def bdg_steps(X, t0, o, est, pub, spent, rng, pid, exact,                       
         t = t0 + i; k = t - o
         if prm.g > 1 and t > 0 and t % prm.period == 0: regroup(order, sq, prm.period)     # released values only: post-processing
         if prm.accounting == SHARED:                                          # the one window: its booked per-timestamp maxima
-            cand[:] = allot_nb((prm.pub_eps - window_sum(e2_ring, max(t - prm.w + 1, 0), t)) / 2.0)
+            cand[:] = allot_nb((prm.pub_eps - window_total(e2_ring, e2_sum[0], t, prm.w)) / 2.0)
         else:                                                                 # the Java form: each bin's own window, a group its poorest bin's
             if t >= prm.w:
                 for b in range(d): bin_used[b] -= bin_ring[t % prm.w, b]
@@ -105,7 +105,7 @@ def bdg_steps(X, t0, o, est, pub, spent, rng, pid, exact,                       
                     b = order[q]; pub_bins[n_bins] = b; pub_scales[n_bins] = prm.release_scale / cand[j]; n_bins += 1
                     if prm.accounting == PER_GROUP: bin_ring[t % prm.w, b] = cand[j]; bin_used[b] += cand[j]
         eps_cand[k], groups_pub[k] = top, n_groups
-        if prm.accounting == SHARED: ring_set(e2_ring, t, cost)
+        if prm.accounting == SHARED: e2_sum[0] += ring_swap(e2_ring, t, cost)   # the running sum: exact (allotted amounts)
         if n_bins > 0:
             spend(pid, t, cost); spent[k] += cost; eps_pub[k] += cost             # disjoint groups at t: the largest of their budgets
             zp = lap_vec(rng, pid, pub_scales[:n_bins], GPUB)
@@ -180,7 +180,7 @@ class BDGrouping(CentralBaseline):
         d = self._d
         self._g = min(default_groups(d) if self.groups is None else self.groups, d)    # each group needs a bin
         n = self.w if self._T is None else min(self.w, self._T)          # the publications a window reads: the last w at most
-        self._order, self._sq, self._e2_ring = np.arange(d), np.zeros(d), np.zeros(2 * n)
+        self._order, self._sq, self._e2_ring, self._e2_sum = np.arange(d), np.zeros(d), np.zeros(n), np.zeros(1)
         per_bin = self.accounting == "per_group"
         self._bin_ring = np.zeros((self.w, d) if per_bin else (1, 1))
         self._bin_used = np.zeros(d if per_bin else 1)
@@ -192,7 +192,7 @@ class BDGrouping(CentralBaseline):
                          release_scale=float(self.release_scale))
 
     def _kernel_args(self, out) -> tuple:
-        return (self._last, self._order, self._sq, self._e2_ring, self._bin_ring, self._bin_used,
+        return (self._last, self._order, self._sq, self._e2_ring, self._e2_sum, self._bin_ring, self._bin_used,
                 out["eps_dis"], out["eps_pub"], out["eps_cand"], out["groups_published"], self._kernel_params())
 
 # %% ../nbs/09_bd_grouping.ipynb #fcb1566c
