@@ -721,15 +721,18 @@ def audit(mechanism,        # a Mechanism, or a factory returning one
                        "x0" if first else "x1", kn, kd, n_runs, alpha, sb, n_total / secs, secs, n_cand, pairs[i], mech.relation.describe())
 
 # %% ../nbs/05_audit.ipynb #2cd11d62
+from wevent_nb.ledger import allot_share
+
 class ToyLocalMean(Mechanism):
     "Teaching example (numeric, not registered): every user reports value + Lap(w (hi - lo) / eps); the release is the mean."
     name, paper, stream_kind = "ToyLocalMean", "audit example", "numeric"
     noise_share = 1.0                                  # the broken variant draws half the noise it books
     def run(self, stream, rng=None):
         s = self.check_stream(stream)
-        b = self.noise_share * self.w * (s.hi - s.lo) / self.eps
+        e = allot_share(self.eps / self.w, "eps/w")        # a report's share, allotted (00c_ledger, Books in exact units)
+        b = self.noise_share * (s.hi - s.lo) / e
         est = (s.values + as_rng(rng).laplace(0.0, b, s.values.shape)).mean(0)
-        led = Ledger.users(s.T, s.N, self.eps, self.w).spend_ranges(np.arange(s.T), self.eps / self.w, 0, s.N)
+        led = Ledger.users(s.T, s.N, self.eps, self.w).spend_ranges(np.arange(s.T), e, 0, s.N)
         return Release(est, np.ones(s.T, bool), led, self.name, self.params)
 
 class ToyPersonalized(Mechanism):
@@ -738,7 +741,7 @@ class ToyPersonalized(Mechanism):
     pick = staticmethod(np.min)                        # the broken variant picks the largest per-timestamp budget
     def run(self, stream, rng=None):
         s = self.check_stream(stream)
-        e = float(self.pick(s.eps / s.w))
+        e = allot_share(float(self.pick(s.eps / s.w)), "eps_i/w_i")   # the picked share, allotted
         est = s.counts + as_rng(rng).laplace(0.0, 1.0 / e, (s.T, s.d))
         led = Ledger.users(s.T, s.N, s.eps, s.w).spend_ranges(np.arange(s.T), e, 0, s.N)
         return Release(est, np.ones(s.T, bool), led, self.name, self.params)
@@ -749,9 +752,10 @@ class ToyEventLaplace(Mechanism):
     noise_share = 1.0
     def run(self, stream, rng=None):
         s = self.check_stream(stream)
-        est = s.values + as_rng(rng).laplace(0.0, self.noise_share * (s.hi - s.lo) / self.eps, s.T)
+        e = allot_share(self.eps, "eps")                   # an event's budget, allotted
+        est = s.values + as_rng(rng).laplace(0.0, self.noise_share * (s.hi - s.lo) / e, s.T)
         t = np.arange(s.T)
-        led = Ledger.events(s.T, self.eps).spend_ranges(t, self.eps, t, t + 1)   # event t pays eps at t
+        led = Ledger.events(s.T, self.eps).spend_ranges(t, e, t, t + 1)   # event t pays eps (allotted) at t
         return Release(est, np.ones(s.T, bool), led, self.name, self.params)
 
 # %% ../nbs/05_audit.ipynb #185f1035

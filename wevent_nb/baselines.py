@@ -14,6 +14,8 @@ from .core import (PUBLIC, SECRET, Ledger, RollingLedger, PrivacyBudgetExceeded,
                             check_int, check_fraction, check_counts, check_array, check_lattice, Runs)
 from .engine import (njit, Port, NO_PORT, NO_RNG, lap, lap_add, spend, afford, mean_abs_diff, pairwise_sum,
                               window_sum, ring_set)
+from .engine import allot_nb
+from .ledger import allot_share
 from .validation import check_real, check_choice
 from .rolling import check_affordable
 
@@ -266,18 +268,20 @@ class Uniform(CentralBaseline):
     exact_noise = True   # its one draw: integer counts + discrete Laplace(w/eps), sensitivity 1 on the integer lattice
 
     def _budget(self) -> float:
-        "The budget of one timestamp: eps/w (a window of w timestamps spends eps)."
-        return self.eps / self.w
+        "The budget of one timestamp: eps/w allotted (a window of w timestamps spends at most eps)."
+        return allot_share(self.eps / self.w, "eps/w")
+
+    def _init(self): self._e = self._budget()   # allotted once a run, spent and drawn for at every step
 
     def _step(self, x):
-        e = self._budget()
+        e = self._e
         self._spend(e, "eps_pub")
         return x + self._rng.laplace(0.0, 1.0 / e, self._d), True
 
     def _run_fast(self, X) -> bool:
         "Vectorised: one (T, d) Laplace draw, the step loop's numbers in its order (exact noise: its sampler draws per call, so the step loop; a subclass with its own `_step`: that step)."
         if self._exact or type(self)._step is not Uniform._step: return False
-        e = self._budget()
+        e = self._e
         self._est[:] = X + self._rng.laplace(0.0, 1.0 / e, X.shape)
         self._pub[:] = True
         self._spent[:] = e; self._diag["eps_pub"][:] = e
@@ -294,20 +298,22 @@ class Sample(CentralBaseline):
     diagnostics = ("eps_pub",)
     exact_noise = True   # its one draw: integer counts + discrete Laplace(1/eps)
 
+    def _init(self): self._e = allot_share(self.eps, "eps")   # the budget, allotted once a run: spent and drawn for at every sample
+
     def _step(self, x):
         if self._t % self.w: return self._last, False
-        self._spend(self.eps, "eps_pub")
-        return x + self._rng.laplace(0.0, 1.0 / self.eps, self._d), True
+        self._spend(self._e, "eps_pub")
+        return x + self._rng.laplace(0.0, 1.0 / self._e, self._d), True
 
     def _run_fast(self, X) -> bool:
         "Vectorised: one Laplace draw per sampled row, the step loop's numbers in its order (exact noise, or a subclass with its own `_step`: the step loop)."
         if self._exact or type(self)._step is not Sample._step: return False
         T, d = X.shape
         idx = np.arange(0, T, self.w)
-        fresh = X[idx] + self._rng.laplace(0.0, 1.0 / self.eps, (idx.size, d))
+        fresh = X[idx] + self._rng.laplace(0.0, 1.0 / self._e, (idx.size, d))
         self._est[:] = fresh[np.arange(T) // self.w]
         self._pub[idx] = True
-        self._spent[idx] = self.eps; self._diag["eps_pub"][idx] = self.eps
+        self._spent[idx] = self._e; self._diag["eps_pub"][idx] = self._e
         self._t = T
         return True
 
@@ -349,8 +355,8 @@ BASELINE_PARAMS = {
 # %% ../nbs/04_baselines.ipynb #fbb70067
 class BDParams(NamedTuple):
     "BD's parameters as its kernel reads them, by name (built by `BD._kernel_params`)."
-    eps: float; w: int                                    # the window's budget and length
-    dis_share: float; pub_share: float                    # the shares of eps on the dissimilarity (M1) and the publications (M2)
+    w: int                                                # the window's length
+    e1: float; pub_eps: float                             # a step's dissimilarity budget (M1) and the window's publication budget (M2), allotted
     threshold_mult: float                                 # the threshold in units of 1/e2 (bd_threshold(1.0, threshold))
     remaining: int; remaining_div: float                  # WINDOW, W_SLOTS or HISTORY; a publication takes 1/remaining_div of it
     release_scale: float                                  # the publication's Laplace scale in units of 1/e2
@@ -370,28 +376,41 @@ def dissimilarity(x, last, e1, exact, rng, pid):
         return (pairwise_sum(a, 0, d) + lap(rng, pid, 1.0 / e1, EXACT_DIS)) / d
     return mean_abs_diff(x, last) + lap(rng, pid, 1.0 / (d * e1), DIS)
 
+# %% ../nbs/04_baselines.ipynb #595e0895
+@njit(cache=True)
+def ring_swap(ring, t, v):
+    "Write v as entry t of a per-timestamp series kept in `ring` (slot t % len(ring)); return the change of the ring's sum, v less the entry it replaces (exact for allotted amounts)."
+    s = t % ring.shape[0]
+    dv = v - ring[s]
+    ring[s] = v
+    return dv
+
+@njit(cache=True)
+def window_total(ring, total, t, w):
+    "The sum of entries t-w+1..t-1 of the series `ring` holds (its last min(w, T) entries, before entry t is written), from `total`, the ring's running sum: less entry t-w, the one leaving, when t >= w."
+    return total - ring[t % ring.shape[0]] if t >= w else total
+
 # %% ../nbs/04_baselines.ipynb #cd2dd475
 @njit(cache=True)
 def bd_steps(X, t0, o, est, pub, spent, rng, pid, exact,                       # the rows, where they start, the outputs, the noise
-             last, e2_ring, e2_total, eps_dis, eps_pub, dis_at, cand_at,       # state and diagnostics
+             last, e2_ring, e2_sum, eps_dis, eps_pub, dis_at, cand_at,         # state and diagnostics
              prm):                                                             # the parameters, by name (a BDParams)
     "BD's step over the rows of X (timestamps t0, t0 + 1, ...), written at row t - o of the outputs."
-    e1 = prm.dis_share * prm.eps / prm.w
+    e1 = prm.e1
     for i in range(X.shape[0]):
         t = t0 + i; k = t - o
-        if prm.remaining == HISTORY: left = prm.pub_share * prm.eps - e2_total[0]
-        else: left = prm.pub_share * prm.eps - window_sum(e2_ring, max(t - prm.w + 1 if prm.remaining == WINDOW else t - prm.w, 0), t)
-        e2 = left / prm.remaining_div                                          # public: the window's past publications
+        if prm.remaining == WINDOW: left = prm.pub_eps - window_total(e2_ring, e2_sum[0], t, prm.w)
+        else: left = prm.pub_eps - e2_sum[0]                                  # the ring's last w (w_slots), or every one (history)
+        e2 = allot_nb(left / prm.remaining_div)                                # public: the window's past publications; allotted
         afford(pid, t, e1 + max(e2, 0.0))                                      # the most this step may spend, before its first draw
         spend(pid, t, e1); spent[k] += e1; eps_dis[k] += e1
         dis = dissimilarity(X[i], last, e1, exact, rng, pid)
         dis_at[k], cand_at[k] = dis, e2
-        if prm.remaining != HISTORY: ring_set(e2_ring, t, 0.0)
+        booked = 0.0
         if e2 > 0 and dis > prm.threshold_mult / e2:
-            spend(pid, t, e2); spent[k] += e2; eps_pub[k] += e2
-            if prm.remaining == HISTORY: e2_total[0] += e2
-            else: ring_set(e2_ring, t, e2)
+            spend(pid, t, e2); spent[k] += e2; eps_pub[k] += e2; booked = e2
             last[:] = lap_add(X[i], rng, pid, prm.release_scale / e2, PUB); pub[k] = True
+        e2_sum[0] += booked if prm.remaining == HISTORY else ring_swap(e2_ring, t, booked)   # exact: allotted amounts
         est[k] = last
 
 # %% ../nbs/04_baselines.ipynb #3b473348
@@ -432,29 +451,31 @@ class BD(CentralBaseline):
         super().__init__(eps, w)
         self.threshold = check_choice(threshold, "threshold", ("kellaris", "std"))
         self.remaining = check_choice(remaining, "remaining", self._REMAINING)
+        self._e1 = allot_share(self.dis_share * self.eps / self.w, "eps/(2w)")   # a step's dissimilarity budget, allotted
+        self._pub_eps = allot_share(self.pub_share * self.eps, "eps/2")           # the publications' budget a window holds, allotted
 
     @property
     def params(self) -> dict: return {**super().params, "threshold": self.threshold, "remaining": self.remaining}
 
     def _init(self):
         n = self.w if self._T is None else min(self.w, self._T)          # the publications a window reads: the last w at most
-        self._e2_ring, self._e2_total = np.zeros(2 * n), np.zeros(1)
+        self._e2_ring, self._e2_sum = np.zeros(n), np.zeros(1)          # their ring and its running sum (history: the total)
 
     def _kernel_params(self) -> BDParams:
         "The kernel's parameters, by name."
-        return BDParams(eps=float(self.eps), w=int(self.w), dis_share=float(self.dis_share), pub_share=float(self.pub_share),
+        return BDParams(w=int(self.w), e1=self._e1, pub_eps=self._pub_eps,
                         threshold_mult=bd_threshold(1.0, self.threshold), remaining=self._REMAINING.index(self.remaining),
                         remaining_div=float(self.remaining_div), release_scale=float(self.release_scale))
 
     def _kernel_args(self, out) -> tuple:
-        return (self._last, self._e2_ring, self._e2_total, out["eps_dis"], out["eps_pub"], out["dis"], out["eps_cand"],
+        return (self._last, self._e2_ring, self._e2_sum, out["eps_dis"], out["eps_pub"], out["dis"], out["eps_cand"],
                 self._kernel_params())
 
 # %% ../nbs/04_baselines.ipynb #1422933a
 class BAParams(NamedTuple):
     "BA's parameters as its kernel reads them, by name (built by `BA._kernel_params`)."
-    eps: float; w: int                                    # the window's budget and length
-    dis_share: float; pub_share: float                    # the shares of eps on the dissimilarity (M1) and the publications (M2)
+    w: int                                                # the window's length
+    e1: float; share: float                               # a step's dissimilarity budget (M1) and one publication share (M2), allotted
     threshold_mult: float                                 # the threshold in units of 1/e2 (bd_threshold(1.0, threshold))
     nullify: bool; remember: bool                         # a publication nullifies its successors; it updates the last one
     release_scale: float                                  # the publication's Laplace scale in units of 1/e2
@@ -465,7 +486,7 @@ def ba_steps(X, t0, o, est, pub, spent, rng, pid, exact,
              last, l, s, eps_dis, eps_pub, dis_at, cand_at, shares, nullified_at,
              prm):                                                             # the parameters, by name (a BAParams)
     "BA's step over the rows of X: l, s are the last publication's timestamp and shares (a virtual one-share publication at t = -1)."
-    e1 = prm.dis_share * prm.eps / prm.w
+    e1 = prm.e1
     for i in range(X.shape[0]):
         t = t0 + i; k = t - o
         tN = s[0] - 1
@@ -474,7 +495,7 @@ def ba_steps(X, t0, o, est, pub, spent, rng, pid, exact,
         if not nullified:
             tA = t - (l[0] + tN) if prm.nullify else t - l[0]
             sh = min(tA, prm.w)
-            e2 = prm.pub_share * prm.eps / prm.w * sh
+            e2 = prm.share * sh                                                 # sh allotted shares: a whole number of quanta
         afford(pid, t, e1 + e2)                                                 # the most this step may spend, before its first draw
         spend(pid, t, e1); spent[k] += e1; eps_dis[k] += e1
         dis = dissimilarity(X[i], last, e1, exact, rng, pid)                    # drawn and charged at every timestamp
@@ -509,6 +530,7 @@ class BA(BD):
     def __init__(self, eps, w, threshold="kellaris"):
         """Budget Absorption with its threshold rule (its accounting has no option)."""
         super().__init__(eps, w, threshold=threshold)
+        self._share = allot_share(self.pub_share * self.eps / self.w, "eps/(2w)")   # one publication share, allotted
 
     @property
     def params(self) -> dict: return {"eps": self.eps, "w": self.w, "threshold": self.threshold}
@@ -518,7 +540,7 @@ class BA(BD):
 
     def _kernel_params(self) -> BAParams:
         "The kernel's parameters, by name."
-        return BAParams(eps=float(self.eps), w=int(self.w), dis_share=float(self.dis_share), pub_share=float(self.pub_share),
+        return BAParams(w=int(self.w), e1=self._e1, share=self._share,
                         threshold_mult=bd_threshold(1.0, self.threshold), nullify=bool(self.nullify),
                         remember=bool(self.remember), release_scale=float(self.release_scale))
 
@@ -691,6 +713,7 @@ class FAST(CentralBaseline):
         self.theta, self.xi = check_positive(theta, "theta"), check_positive(xi, "xi")
         self.schedule = check_choice(schedule, "schedule", self._SCHEDULES)
         self.M = max(1, math.ceil(self.ratio * self.w))
+        self.e = allot_share(self.eps / self.M, "eps/M")   # a sample's budget, allotted
 
     @property
     def params(self) -> dict:
@@ -709,7 +732,7 @@ class FAST(CentralBaseline):
 
     def _kernel_params(self) -> FASTParams:
         "The kernel's parameters, by name."
-        return FASTParams(e=self.eps / self.M, w=int(self.w), M=int(self.M), Q=float(self.Q), R=float(self.R), P0=float(self.P0),
+        return FASTParams(e=self.e, w=int(self.w), M=int(self.M), Q=float(self.Q), R=float(self.R), P0=float(self.P0),
                           Kp=float(self.Kp), Ki=float(self.Ki), Kd=float(self.Kd), Ti=int(self.Ti), theta=float(self.theta),
                           xi=float(self.xi), capped=bool(self.capped), shared_cap=bool(self.shared_cap))
 
@@ -840,8 +863,8 @@ class DSAT(CentralBaseline):
         self.elapsed = check_choice(elapsed, "elapsed", self._ELAPSED)
         self.C_D = max(1, math.ceil(self.ratio * self.w))
         self.eps1 = self.eps2 = self.eps / 2
-        self.e_inst = self.eps1 / (self.C_D + 1)      # one AboveThreshold instance: at most C_D + 1 touch a window
-        self.e_pub, self.rate = self.eps2 / self.C_D, self.C_D / self.w   # a sample's budget; the target sampling rate
+        self.e_inst = allot_share(self.eps1 / (self.C_D + 1), "eps/(2(C_D + 1))")   # one AboveThreshold instance (at most C_D + 1 touch a window), allotted
+        self.e_pub, self.rate = allot_share(self.eps2 / self.C_D, "eps/(2 C_D)"), self.C_D / self.w   # a sample's budget, allotted; the target sampling rate
 
     @property
     def params(self) -> dict:
@@ -1015,7 +1038,8 @@ class AdaPub(CentralBaseline):
         self.g, self.n_int = check_int(g, "g", minimum=0), check_int(n_int, "n_int", minimum=1)
         self.Kp, self.Ki, self.Kd = check_real(Kp, "Kp"), check_real(Ki, "Ki"), check_real(Kd, "Kd")
         self.gamma = check_positive(gamma, "gamma")
-        self.eps_A, self.eps_c = (1 - self.ratio_c) * self.eps / self.w, self.ratio_c * self.eps
+        self.eps_A, self.eps_c = allot_share((1 - self.ratio_c) * self.eps / self.w, "(1 - ratio_c) eps/w"), self.ratio_c * self.eps
+        self.eps_test = allot_share(self.eps_c / self.w, "ratio_c eps/w")   # a step's test budget eps_c/w, allotted
 
     @property
     def params(self) -> dict:
@@ -1029,7 +1053,7 @@ class AdaPub(CentralBaseline):
 
     def _scheduled(self, t) -> dict:
         "eps_A on the grouped bins at every timestamp, eps_c/w on the time-grouping test from t = 1 (data-independent)."
-        return {"eps_pub": np.full(np.shape(t), self.eps_A), "eps_test": np.where(np.asarray(t) > 0, self.eps_c / self.w, 0.0)}
+        return {"eps_pub": np.full(np.shape(t), self.eps_A), "eps_test": np.where(np.asarray(t) > 0, self.eps_test, 0.0)}
 
     def _room(self, need: int, shrink: bool = False):
         "Give the time groups' rows room for `need` values (online with shrink: no more than four times what they hold)."
@@ -1046,9 +1070,8 @@ class AdaPub(CentralBaseline):
 
     def _kernel_params(self) -> AdaPubParams:
         "The kernel's parameters, by name."
-        return AdaPubParams(eps=float(self.eps), eps_A=float(self.eps_A), dev_scale=self.deviation_scale * self.w / self.eps_c,
-                            g=int(self.g), Kp=float(self.Kp), Ki=float(self.Ki), Kd=float(self.Kd), n_int=int(self.n_int),
-                            gamma=float(self.gamma))
+        return AdaPubParams(eps=float(self.eps), eps_A=float(self.eps_A), dev_scale=self.deviation_scale / self.eps_test, g=int(self.g),
+                            Kp=float(self.Kp), Ki=float(self.Ki), Kd=float(self.Kd), n_int=int(self.n_int), gamma=float(self.gamma))
 
     def _kernel_args(self, out) -> tuple:
         return (self._last, self._errs, self._group, self._group_n, out["n_groups"], self._kernel_params())
@@ -1172,7 +1195,8 @@ class PeGaSus(CentralBaseline):
         """
         super().__init__(eps, w)
         self.ratio_g, self.theta_mult = check_fraction(ratio_g, "ratio_g"), check_positive(theta_mult, "theta_mult")
-        self.eps_pp, self.eps_g = (1 - self.ratio_g) * self.eps / self.w, self.ratio_g * self.eps / self.w
+        self.eps_pp = allot_share((1 - self.ratio_g) * self.eps / self.w, "(1 - ratio_g) eps/w")   # the perturber's share, allotted
+        self.eps_g = allot_share(self.ratio_g * self.eps / self.w, "ratio_g eps/w")                # the grouper's share, allotted
 
     @property
     def params(self) -> dict: return {**super().params, "ratio_g": self.ratio_g, "theta_mult": self.theta_mult}
@@ -1267,7 +1291,7 @@ class UniformOverspend(Uniform):
         self.factor = check_positive(factor, "factor")
     @property
     def params(self) -> dict: return {**super().params, "factor": self.factor}
-    def _budget(self) -> float: return self.factor * self.eps / self.w
+    def _budget(self) -> float: return allot_share(self.factor * self.eps / self.w, "factor eps/w")
 
 class BDHalfNoise(BD):
     "Deliberately wrong: books eps_2 for a publication, releases with Laplace scale 1/(2 eps_2) (not registered)."

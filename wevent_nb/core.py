@@ -392,6 +392,8 @@ def check_lattice(x, rng, name="x", statistic="counts", t=0):
     return x
 
 # %% ../nbs/00_core.ipynb #aa28435e
+from .ledger import allot_share
+
 class ToyUniform(Mechanism):
     "Teaching example: eps/w per timestamp, Laplace(w/eps) noise on every bin (not registered); start(None, d) runs it online."
     name, paper, stream_kind = "ToyUniform", "core example", "histogram"
@@ -402,11 +404,12 @@ class ToyUniform(Mechanism):
         self._rng, self._T, self._d, self._t = as_rng(rng), T, d, 0
         self.books = RollingLedger.central(self.eps, self.w) if T is None else Ledger.central(T, self.eps, self.w)
         self._est = None if T is None else np.zeros((T, d))   # online: nothing kept but the books
+        self._e = allot_share(self.eps / (self.w - 1 + self.share), "eps/w")   # a step's share, allotted (00c_ledger, Books in exact units)
         return self
     def step(self, x):
         x = check_lattice(check_counts(x, "x", ndim=1), self._rng, t=self._t)   # before anything changes: a bad x leaves the run as it was
         if x.shape != (self._d,): raise ValueError(f"x must hold d={self._d} counts, got shape {x.shape}")
-        e = self.eps / (self.w - 1 + self.share)
+        e = self._e
         self.books.spend(self._t, e)                          # online: checked here, before the noise is drawn
         y = x + self._rng.laplace(0.0, 1.0 / e, size=self._d)
         if self._est is not None: self._est[self._t] = y

@@ -10,8 +10,9 @@ from typing import NamedTuple
 import numpy as np
 from numba import objmode
 from .core import PUBLIC, register, check_int, param_docs
-from .engine import njit, PORTS, pairwise_sum, spend, afford, window_sum, ring_set
-from .baselines import CentralBaseline, BASELINE_PARAMS, bd_threshold
+from .engine import njit, PORTS, pairwise_sum, spend, afford, allot_nb
+from .ledger import allot_share
+from .baselines import CentralBaseline, BASELINE_PARAMS, bd_threshold, ring_swap, window_total
 from .validation import check_choice
 
 # %% auto #0
@@ -57,7 +58,8 @@ def regroup(order, sq, period):
 # %% ../nbs/09_bd_grouping.ipynb #e8fb00fb
 class BDGParams(NamedTuple):
     "BD with grouping's parameters as its kernel reads them, by name (built by `BDGrouping._kernel_params`)."
-    eps: float; w: int                                    # the window's budget and length
+    w: int                                                # the window's length
+    e1: float; pub_eps: float                             # a step's dissimilarity budget eps/(2w) and the publications' eps/2, allotted
     g: int; period: int                                   # the groups (of the run's d) and the regrouping period
     accounting: int                                       # SHARED or PER_GROUP
     threshold_mult: float                                 # the threshold in units of 1/e2 (bd_threshold(1.0, threshold))
@@ -66,11 +68,11 @@ class BDGParams(NamedTuple):
 # %% ../nbs/09_bd_grouping.ipynb #bdg00012
 @njit(cache=True)
 def bdg_steps(X, t0, o, est, pub, spent, rng, pid, exact,                        # the rows, where they start, the outputs, the noise
-              last, order, sq, e2_ring, bin_ring, bin_used, eps_dis, eps_pub, eps_cand, groups_pub,   # state and diagnostics
+              last, order, sq, e2_ring, e2_sum, bin_ring, bin_used, eps_dis, eps_pub, eps_cand, groups_pub,   # state and diagnostics
               prm):                                                              # the parameters, by name (a BDGParams)
     "BD with grouping's step over the rows of X (timestamps t0, t0 + 1, ...), written at row t - o of the outputs."
     d = X.shape[1]
-    e1 = 0.5 * prm.eps / prm.w
+    e1 = prm.e1
     dis_scales = np.full(prm.g, 1.0 / e1)                 # Lap(1/e1) on each group's sum |H_t - last|: the vector has L1 sensitivity 1
     cand, a = np.empty(prm.g), np.empty(d)
     pub_bins, pub_scales = np.empty(d, np.int64), np.empty(d)
@@ -78,7 +80,7 @@ def bdg_steps(X, t0, o, est, pub, spent, rng, pid, exact,                       
         t = t0 + i; k = t - o
         if prm.g > 1 and t > 0 and t % prm.period == 0: regroup(order, sq, prm.period)     # released values only: post-processing
         if prm.accounting == SHARED:                                          # the one window: its booked per-timestamp maxima
-            cand[:] = (0.5 * prm.eps - window_sum(e2_ring, max(t - prm.w + 1, 0), t)) / 2.0
+            cand[:] = allot_nb((prm.pub_eps - window_total(e2_ring, e2_sum[0], t, prm.w)) / 2.0)
         else:                                                                 # the Java form: each bin's own window, a group its poorest bin's
             if t >= prm.w:
                 for b in range(d): bin_used[b] -= bin_ring[t % prm.w, b]
@@ -86,8 +88,8 @@ def bdg_steps(X, t0, o, est, pub, spent, rng, pid, exact,                       
             for j in range(prm.g):
                 lo, hi = group_bounds(d, prm.g, j)
                 c = np.inf
-                for q in range(lo, hi): c = min(c, (0.5 * prm.eps - bin_used[order[q]]) / 2.0)
-                cand[j] = c
+                for q in range(lo, hi): c = min(c, (prm.pub_eps - bin_used[order[q]]) / 2.0)
+                cand[j] = allot_nb(c)
         top = max(cand.max(), 0.0)
         afford(pid, t, e1 + top)                                              # the most this step may spend, before its first draw
         spend(pid, t, e1); spent[k] += e1; eps_dis[k] += e1
@@ -103,7 +105,7 @@ def bdg_steps(X, t0, o, est, pub, spent, rng, pid, exact,                       
                     b = order[q]; pub_bins[n_bins] = b; pub_scales[n_bins] = prm.release_scale / cand[j]; n_bins += 1
                     if prm.accounting == PER_GROUP: bin_ring[t % prm.w, b] = cand[j]; bin_used[b] += cand[j]
         eps_cand[k], groups_pub[k] = top, n_groups
-        if prm.accounting == SHARED: ring_set(e2_ring, t, cost)
+        if prm.accounting == SHARED: e2_sum[0] += ring_swap(e2_ring, t, cost)   # the running sum: exact (allotted amounts)
         if n_bins > 0:
             spend(pid, t, cost); spent[k] += cost; eps_pub[k] += cost             # disjoint groups at t: the largest of their budgets
             zp = lap_vec(rng, pid, pub_scales[:n_bins], GPUB)
@@ -178,19 +180,19 @@ class BDGrouping(CentralBaseline):
         d = self._d
         self._g = min(default_groups(d) if self.groups is None else self.groups, d)    # each group needs a bin
         n = self.w if self._T is None else min(self.w, self._T)          # the publications a window reads: the last w at most
-        self._order, self._sq, self._e2_ring = np.arange(d), np.zeros(d), np.zeros(2 * n)
+        self._order, self._sq, self._e2_ring, self._e2_sum = np.arange(d), np.zeros(d), np.zeros(n), np.zeros(1)
         per_bin = self.accounting == "per_group"
         self._bin_ring = np.zeros((self.w, d) if per_bin else (1, 1))
         self._bin_used = np.zeros(d if per_bin else 1)
 
     def _kernel_params(self) -> BDGParams:
         "The kernel's parameters, by name (g: of the run's d)."
-        return BDGParams(eps=float(self.eps), w=int(self.w), g=int(self._g), period=int(self.period),
+        return BDGParams(w=int(self.w), e1=allot_share(0.5 * self.eps / self.w, "eps/(2w)"), pub_eps=allot_share(0.5 * self.eps, "eps/2"), g=int(self._g), period=int(self.period),
                          accounting=self._ACCOUNTING.index(self.accounting), threshold_mult=bd_threshold(1.0, self.threshold),
                          release_scale=float(self.release_scale))
 
     def _kernel_args(self, out) -> tuple:
-        return (self._last, self._order, self._sq, self._e2_ring, self._bin_ring, self._bin_used,
+        return (self._last, self._order, self._sq, self._e2_ring, self._e2_sum, self._bin_ring, self._bin_used,
                 out["eps_dis"], out["eps_pub"], out["eps_cand"], out["groups_published"], self._kernel_params())
 
 # %% ../nbs/09_bd_grouping.ipynb #fcb1566c

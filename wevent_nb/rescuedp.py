@@ -10,9 +10,10 @@ import math
 from typing import NamedTuple
 import numpy as np
 from .core import PUBLIC, register, param_docs, check_int, check_positive, check_fraction
-from .baselines import CentralBaseline, BASELINE_PARAMS
+from .baselines import CentralBaseline, BASELINE_PARAMS, ring_swap, window_total
 from .validation import check_real, check_choice
-from .engine import njit, lap_add, spend, afford, window_sum, ring_set
+from .engine import njit, lap_add, spend, afford, allot_nb
+from .ledger import allot_share
 
 # %% auto #0
 __all__ = ['RescueDP', 'RescueDP1D']
@@ -92,7 +93,7 @@ def running_variance(stats, v):
 # %% ../nbs/08_rescuedp.ipynb #2e70e94c
 class RescueParams(NamedTuple):
     "RescueDP's parameters as its kernel reads them, by name (built by `RescueDP._kernel_params`)."
-    eps: float; w: int                                           # the window's budget and length
+    eps: float; w: int                                           # the window's budget (allotted) and length
     pi: int; Kp: float; Ki: float; Kd: float; theta: float       # the PID and the interval update
     phi: float; p_max: float; e_max: float                       # the allocation (e_max here in budget: e_max * eps)
     P0: float; Q: float; R: float                                # the Kalman filter (Q, R < 0: None, each location's own)
@@ -102,30 +103,32 @@ class RescueParams(NamedTuple):
 # %% ../nbs/08_rescuedp.ipynb #04c44e0a
 @njit(cache=True)
 def rescuedp_steps(X, t0, o, est, pub, spent, rng, pid, exact,                  # the rows, where they start, the outputs, the noise
-                   last, P, Qs, stats, interval, due, n_s, recent, errs, last_err, last_t, booked, own, eps_pub, sampled, groups,
+                   last, P, Qs, stats, interval, due, n_s, recent, errs, last_err, last_t, booked, booked_sum, own, own_sum, eps_pub, sampled, groups,
                    prm):                                                        # the parameters, by name (a RescueParams)
     """RescueDP's step over the rows of X, per location j: sample when due; group the small correlated sampled locations; one
     Laplace draw a group (scale 1/e_g on its sum); the Kalman filter (predict every step, correct at samples); the PID sets
-    the next interval. `booked` rings the window's per-timestamp spends (shared), `own` each location's (per_location)."""
+    the next interval. `booked` rings the window's per-timestamp spends (shared), `own` each location's (per_location), each
+    with its running sum (`booked_sum`, `own_sum`: exact, the spends are allotted)."""
     d = X.shape[1]
     gid = np.full(d, -1, np.int64)
+    alloc = np.zeros(d)                                                   # the sampled locations' allocations, allotted
     for i in range(X.shape[0]):
         t = t0 + i; k = t - o; x = X[i]
-        lo = max(t - prm.w + 1, 0)
-        eps_rm = np.full(d, prm.eps - window_sum(booked, lo, t))          # the budget each location's allocation reads: the window's
+        eps_rm = np.full(d, prm.eps - window_total(booked, booked_sum[0], t, prm.w))   # the budget each location's allocation reads: the window's
         if prm.accounting == PER_LOCATION:                                # (the benchmark's: each location's own, unproven)
-            for j in range(d): eps_rm[j] = prm.eps - window_sum(own[j], lo, t)
+            for j in range(d): eps_rm[j] = prm.eps - window_total(own[j], own_sum[j], t, prm.w)
         if t > 0:
             for j in range(d): P[j] += Qs[j]                              # predict: the mean stays, the variance grows by Q
         take = np.zeros(d, np.bool_)
         n_take = 0
         for j in range(d):
             if due[j] == t:
-                if eps_rm[j] > 0: take[j] = True; n_take += 1
-                else: due[j] = t + 1                                      # nothing left to spend: postponed
-        ring_set(booked, t, 0.0)
+                alloc[j] = allot_nb(rescue_allocation(eps_rm[j], interval[j], prm.phi, prm.p_max, prm.e_max))
+                if alloc[j] > 0: take[j] = True; n_take += 1
+                else: due[j] = t + 1                                      # nothing left to allot: postponed
+        booked_sum[0] += ring_swap(booked, t, 0.0)                       # entry t: 0 until a sample books it
         if prm.accounting == PER_LOCATION:
-            for j in range(d): ring_set(own[j], t, 0.0)
+            for j in range(d): own_sum[j] += ring_swap(own[j], t, 0.0)
         if n_take:
             gid[:] = -1
             G = rescue_groups(take, n_s, recent, gid, prm)               # the small locations with kappa releases are grouped
@@ -135,22 +138,22 @@ def rescuedp_steps(X, t0, o, est, pub, spent, rng, pid, exact,                  
             for j in range(d):
                 if take[j]:
                     g = gid[j]
-                    e_g[g] = min(e_g[g], rescue_allocation(eps_rm[j], interval[j], prm.phi, prm.p_max, prm.e_max))   # a group: its least
+                    e_g[g] = min(e_g[g], alloc[j])                                # a group: its least
                     s_g[g] += x[j]; n_g[g] += 1
             e_t = 0.0
             for g in range(G): e_t = max(e_t, e_g[g])                     # disjoint groups, one timestamp: the largest
             afford(pid, t, e_t)
             spend(pid, t, e_t); spent[k] += e_t; eps_pub[k] = e_t
-            ring_set(booked, t, e_t)
+            booked_sum[0] += ring_swap(booked, t, e_t)
             z = lap_add(np.zeros(G), rng, pid, prm.noise_scale / e_t, RDP_SAMPLE)   # Lap(1/e_t) each; times e_t / e_g: Lap(1/e_g)
             obs = np.empty(G)
             for g in range(G): obs[g] = (s_g[g] + z[g] * (e_t / e_g[g])) / n_g[g]
             sampled[k] = n_take; groups[k] = G
-            rm_next = prm.eps - window_sum(booked, max(t - prm.w + 2, 0), t + 1)    # what the next timestamp may read (lambda_r)
+            rm_next = prm.eps - window_total(booked, booked_sum[0], t + 1, prm.w)   # what the next timestamp may read (lambda_r)
             for j in range(d):
                 if not take[j]: continue
                 g = gid[j]; zj = obs[g]
-                if prm.accounting == PER_LOCATION: ring_set(own[j], t, e_g[g])
+                if prm.accounting == PER_LOCATION: own_sum[j] += ring_swap(own[j], t, e_g[g])
                 if n_s[j] == 0: prev = zj; last[j] = zj; P[j] = prm.P0      # no prior: the first posterior is the first sample
                 else:
                     prev = last[j]
@@ -170,7 +173,7 @@ def rescuedp_steps(X, t0, o, est, pub, spent, rng, pid, exact,                  
                 delta = prm.Kp * err + prm.Ki * integ / m
                 if n_s[j] > 2: delta += prm.Kd * (err - last_err[j]) / (t - last_t[j])   # the derivative: the error's change per timestamp
                 last_err[j], last_t[j] = err, t
-                rm = rm_next if prm.accounting == SHARED else prm.eps - window_sum(own[j], max(t - prm.w + 2, 0), t + 1)
+                rm = rm_next if prm.accounting == SHARED else prm.eps - window_total(own[j], own_sum[j], t + 1, prm.w)
                 lam = 1.0 / min(rm, prm.e_max) if rm > 0 else np.inf
                 ratio = delta / lam
                 interval[j] = max(1.0, interval[j] + prm.theta * (1.0 - ratio * ratio))
@@ -286,12 +289,13 @@ class RescueDP(CentralBaseline):
         self._n_s = np.zeros(d, np.int64)
         self._recent, self._errs = np.zeros((d, self.kappa)), np.zeros((d, self.pi))
         self._last_err, self._last_t = np.zeros(d), np.zeros(d, np.int64)
-        self._booked = np.zeros(2 * n)
-        self._own = np.zeros((d, 2 * n) if self.accounting == "per_location" else (d, 2))
+        self._booked, self._booked_sum = np.zeros(n), np.zeros(1)        # the window's spends: a ring and its running sum
+        self._own = np.zeros((d, n) if self.accounting == "per_location" else (d, 1))   # each location's own (per_location)
+        self._own_sum = np.zeros(d)
 
     def _kernel_params(self) -> RescueParams:
         "The kernel's parameters, by name."
-        return RescueParams(eps=float(self.eps), w=int(self.w), pi=int(self.pi), Kp=float(self.Kp), Ki=float(self.Ki),
+        return RescueParams(eps=allot_share(self.eps, "eps"), w=int(self.w), pi=int(self.pi), Kp=float(self.Kp), Ki=float(self.Ki),
                             Kd=float(self.Kd), theta=float(self.theta), phi=float(self.phi), p_max=float(self.p_max),
                             e_max=float(self.e_max * self.eps), P0=float(self.P0),
                             Q=-1.0 if self.Q is None else float(self.Q), R=-1.0 if self.R is None else float(self.R),
@@ -301,7 +305,7 @@ class RescueDP(CentralBaseline):
 
     def _kernel_args(self, out) -> tuple:
         return (self._last, self._P, self._Qs, self._stats, self._interval, self._due, self._n_s, self._recent, self._errs,
-                self._last_err, self._last_t, self._booked, self._own, out["eps_pub"], out["sampled"], out["groups"],
+                self._last_err, self._last_t, self._booked, self._booked_sum, self._own, self._own_sum, out["eps_pub"], out["sampled"], out["groups"],
                 self._kernel_params())
 
 # %% ../nbs/08_rescuedp.ipynb #a9314d77
