@@ -4,7 +4,8 @@ CAPP's variant, sign and shrink, the paper's accounting, smooth), a stream in [5
 8 slots and more (numpy's pairwise sums) and of more than 128, more than 128 users, other budgets, the broken variants, a
 recording generator, the step-wise form and the online form. Each case hashes the release (estimates, flags, every user's raw
 reports, D, every account's books) or the steps' outputs, and where the run leaves its generator. Recorded on main before
-CAPP's compiled step (issue 23); regenerate only for a documented change: `python tests/test_capp_fingerprints.py --write`."""
+CAPP's compiled step (issue 23); re-recorded for issue 40 (budgets allotted to whole quanta: the last bits of every share
+that was not already a multiple of 2**-43 moved); regenerate only for a documented change: `python tests/test_capp_fingerprints.py --write`."""
 import hashlib
 from pathlib import Path
 import numpy as np

@@ -24,6 +24,7 @@ CORE_NAMES_BEFORE = [
     'check_noise_ledger']
 
 
+REMOVED = {"REL_TOL"}   # issue 40: the books count whole quanta and compare integers; the window check has no tolerance left
 MOVED_TO_BROKEN = {"ToyOverspend"}   # issue 39, item 4: deliberately wrong variants are public only in wevent_nb.broken
 # issue 39, item 4: names only the package's own modules, tests, benchmarks or reproduction notebooks use are internal
 # (`#| exporti`, CONTRIBUTING.md "A small public surface"): importable from core by name, not by a star import
@@ -38,9 +39,10 @@ MADE_INTERNAL = {
 def test_every_name_core_exported_is_still_there():
     import importlib
     import wevent_nb.core as core
-    missing = [n for n in CORE_NAMES_BEFORE if not hasattr(core, n)]
+    missing = [n for n in CORE_NAMES_BEFORE if n not in REMOVED and not hasattr(core, n)]
+    assert not [n for n in REMOVED if hasattr(core, n)]
     assert not missing, missing
-    public = set(CORE_NAMES_BEFORE) - MOVED_TO_BROKEN - MADE_INTERNAL
+    public = set(CORE_NAMES_BEFORE) - MOVED_TO_BROKEN - MADE_INTERNAL - REMOVED
     assert public <= set(core.__all__), public - set(core.__all__)
     assert not MADE_INTERNAL & set(core.__all__), MADE_INTERNAL & set(core.__all__)
     for piece in ("validation", "streams", "ledger", "rolling", "noise"):

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
 
 import wevent_nb.ldp_ids as L
+from wevent_nb.ledger import allot
 from wevent_nb.core import (CategoricalAggregate, CategoricalPopulation, HistogramStream, Ledger,
                             PrivacyBudgetExceeded, get_mechanism, list_mechanisms)
 from wevent_nb.data import ldp_ids_synthetic, markov_population
@@ -284,7 +285,7 @@ def _check_lbd(rel, eps, w, N, d, fo, forced=False):
     info, dec = rel.info, decisions(rel)
     T = len(dec)
     eps1, eps2 = np.asarray(info["eps1"], float), np.asarray(info["eps2"], float)
-    np.testing.assert_allclose(eps1, eps / (2 * w), rtol=1e-12)
+    np.testing.assert_array_equal(eps1, allot(eps / (2 * w)))      # allotted (00c_ledger, Books in exact units)
     for t in range(T):
         S = window_sum(eps2, t, w, include_t=False)
         e2 = (eps / 2 - S) / 2
@@ -302,9 +303,9 @@ def _check_lbd(rel, eps, w, N, d, fo, forced=False):
 def _check_lba(rel, eps, w, N, d, fo, forced=False):
     info, dec = rel.info, decisions(rel)
     T = len(dec)
-    u = eps / (2 * w)
+    u = allot(eps / (2 * w))                                      # allotted (00c_ledger, Books in exact units)
     eps1, eps2 = np.asarray(info["eps1"], float), np.asarray(info["eps2"], float)
-    np.testing.assert_allclose(eps1, u, rtol=1e-12)  # M_{t,1} runs at nullified timestamps too
+    np.testing.assert_array_equal(eps1, u)  # M_{t,1} runs at nullified timestamps too
     assert np.all(np.isfinite(info["dis"]))
     l, kl, units = 0, 0, np.zeros(T, np.int64)
     for t in range(1, T + 1):

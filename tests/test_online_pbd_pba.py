@@ -174,7 +174,7 @@ def test_conservative_overspend_refused_at_its_first_slot_before_any_draw(cls):
     t, state, draws, err = drive_until_refused(m, pop, rng)
     greedy = cls is ConservativeBDGreedy
     assert t == first_overspend(rel, most=greedy) and (not greedy or t < first_overspend(rel)) and pickle.dumps(rng.bit_generator.state) == state and len(rng.draws) == draws
-    assert ("may spend" if greedy else "user") in str(err)       # the central step's afford, or a user's account
+    assert ("asked for" if greedy else "user") in str(err)       # the central step's afford, or a user's account
     assert (m.books.window_spent() <= pop.eps * (1 + 1e-9)).all()
     assert same(outputs(cls().start(None, pop.d, 0, pop.eps, pop.w), pop, range(t)), list(zip(rel.estimates[:t], rel.published[:t])))
 

@@ -15,6 +15,7 @@ EVERY_K = textwrap.dedent('''
     import math
     from wevent_nb.baselines import CentralBaseline
     from wevent_nb.core import check_int
+    from wevent_nb.ledger import allot_share
 
     class EveryK(CentralBaseline):
         "Publish every k-th timestamp with eps / ceil(w/k); repeat the last release in between."
@@ -30,7 +31,7 @@ EVERY_K = textwrap.dedent('''
         @property
         def params(self): return {**super().params, "k": self.k}
 
-        def _init(self): self.eps_k = self.eps / math.ceil(self.w / self.k)
+        def _init(self): self.eps_k = allot_share(self.eps / math.ceil(self.w / self.k), "eps/ceil(w/k)")   # whole quanta of the books
 
         def _step(self, x):
             if self._t % self.k: return self._last, False

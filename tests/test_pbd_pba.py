@@ -141,8 +141,8 @@ def test_reduction_to_bd_and_ba(threshold):
         a = mine(threshold=threshold).run(uni, rng=11)
         b = theirs(0.6, 40, threshold=threshold).run(HistogramStream(base.counts.astype(float)), rng=11)
         assert np.array_equal(a.published, b.published) and a.published.sum() > 10
-        np.testing.assert_allclose(a.estimates, b.estimates, rtol=1e-9, atol=1e-9)
-        np.testing.assert_allclose(a.info["eps2"][0], b.info["eps_pub"], rtol=0, atol=40 * QUANTUM)   # allotted: w shares, each within a quantum
+        assert np.array_equal(a.estimates, b.estimates)                       # bit for bit: both allot the same shares
+        assert np.array_equal(a.info["eps2"][0], b.info["eps_pub"])
         assert obs(np.full(300, 0.6 / 80))[1] == pytest.approx(2 / (0.6 / 80) ** 2)
 
 

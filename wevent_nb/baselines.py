@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import ClassVar, NamedTuple
 import numpy as np
-from .core import (PUBLIC, SECRET, Ledger, RollingLedger, PrivacyBudgetExceeded, UnprovenConfiguration, REL_TOL, Release, Mechanism,
+from .core import (PUBLIC, SECRET, Ledger, RollingLedger, PrivacyBudgetExceeded, UnprovenConfiguration, Release, Mechanism,
                             HistogramStream, register, as_rng, check_eps, check_positive, check_w,
                             check_int, check_fraction, check_counts, check_array, check_lattice, Runs)
 from .engine import (njit, Port, NO_PORT, NO_RNG, lap, lap_add, spend, afford, mean_abs_diff, pairwise_sum,
@@ -451,13 +451,17 @@ class BD(CentralBaseline):
         super().__init__(eps, w)
         self.threshold = check_choice(threshold, "threshold", ("kellaris", "std"))
         self.remaining = check_choice(remaining, "remaining", self._REMAINING)
-        self._e1 = allot_share(self.dis_share * self.eps / self.w, "eps/(2w)")   # a step's dissimilarity budget, allotted
-        self._pub_eps = allot_share(self.pub_share * self.eps, "eps/2")           # the publications' budget a window holds, allotted
 
     @property
     def params(self) -> dict: return {**super().params, "threshold": self.threshold, "remaining": self.remaining}
 
+    def _shares(self):
+        "The shares as set when a run starts (a user's edit of dis_share or pub_share counts), allotted: a step's dissimilarity budget, the publications' budget a window holds."
+        self._e1 = allot_share(self.dis_share * self.eps / self.w, "eps/(2w)")
+        self._pub_eps = allot_share(self.pub_share * self.eps, "eps/2")
+
     def _init(self):
+        self._shares()
         n = self.w if self._T is None else min(self.w, self._T)          # the publications a window reads: the last w at most
         self._e2_ring, self._e2_sum = np.zeros(n), np.zeros(1)          # their ring and its running sum (history: the total)
 
@@ -530,12 +534,16 @@ class BA(BD):
     def __init__(self, eps, w, threshold="kellaris"):
         """Budget Absorption with its threshold rule (its accounting has no option)."""
         super().__init__(eps, w, threshold=threshold)
-        self._share = allot_share(self.pub_share * self.eps / self.w, "eps/(2w)")   # one publication share, allotted
 
     @property
     def params(self) -> dict: return {"eps": self.eps, "w": self.w, "threshold": self.threshold}
 
+    def _shares(self):
+        super()._shares()
+        self._share = allot_share(self.pub_share * self.eps / self.w, "eps/(2w)")   # one publication share, allotted
+
     def _init(self):
+        self._shares()
         self._l, self._s = np.array([-1]), np.array([1])        # virtual one-share publication just before the stream (0-based)
 
     def _kernel_params(self) -> BAParams:

@@ -17,21 +17,21 @@ from .streams import (as_rng, spawn_rngs, seed_from_key, HistogramStream, Catego
                                NumericPopulation, PersonalizedPopulation, ScalarStream, STREAM_KINDS, Release)
 from .ledger import QUANTUM, Ledger, to_quanta, _budget_quanta
 from .rolling import RollingLedger
-from .noise import REL_TOL, Draw, NoiseRecorder, NoiseNotBooked, NOISE_ROLES, SVT_MODES, NOISE_FORMS, noise_spends, check_noise_ledger
+from .noise import Draw, NoiseRecorder, NoiseNotBooked, NOISE_ROLES, SVT_MODES, NOISE_FORMS, noise_spends, check_noise_ledger
 
 # %% auto #0
 __all__ = ['Mechanism', 'register', 'list_mechanisms', 'get_mechanism', 'ToyUniform', 'Runs', 'EPS_MIN', 'EPS_MAX',
            'PrivacyBudgetExceeded', 'UnprovenConfiguration', 'check_eps', 'check_positive', 'check_bool', 'check_int',
            'check_w', 'check_fraction', 'check_array', 'check_counts', 'check_categories', 'check_in_range',
            'parse_value', 'HistogramStream', 'CategoricalAggregate', 'CategoricalPopulation', 'NumericPopulation',
-           'PersonalizedPopulation', 'ScalarStream', 'Release', 'REL_TOL', 'Ledger', 'RollingLedger', 'NoiseRecorder',
+           'PersonalizedPopulation', 'ScalarStream', 'Release', 'Ledger', 'RollingLedger', 'NoiseRecorder',
            'check_noise_ledger']
 
 # %% ../nbs/00_core.ipynb #f6747753
 _all_ = ["EPS_MIN", "EPS_MAX", "PrivacyBudgetExceeded", "UnprovenConfiguration", "check_eps", "check_positive",
          "check_bool", "check_int", "check_w", "check_fraction", "check_array", "check_counts", "check_categories",
          "check_in_range", "parse_value", "HistogramStream", "CategoricalAggregate", "CategoricalPopulation",
-         "NumericPopulation", "PersonalizedPopulation", "ScalarStream", "Release", "REL_TOL", "Ledger",
+         "NumericPopulation", "PersonalizedPopulation", "ScalarStream", "Release", "Ledger",
          "RollingLedger", "NoiseRecorder", "check_noise_ledger"]
 
 # %% ../nbs/00_core.ipynb #5ec0a002

@@ -10,7 +10,7 @@ import math
 from typing import ClassVar, NamedTuple
 import numpy as np
 from .core import (PUBLIC, SECRET, Mechanism, Release, Ledger, RollingLedger, ScalarStream, HistogramStream, NoiseRecorder, register, as_rng,
-                            check_eps, check_positive, check_bool, check_w, check_int, check_fraction, check_in_range, NoiseNotBooked, REL_TOL,
+                            check_eps, check_positive, check_bool, check_w, check_int, check_fraction, check_in_range, NoiseNotBooked,
                             param_docs)
 from .baselines import PeGaSus
 from .validation import check_choice

@@ -15,7 +15,7 @@ from llvmlite import binding as llvm_binding
 from numba import njit, objmode, types
 from numba.core import cgutils
 from numba.extending import intrinsic
-from .core import (PUBLIC, SECRET, Mechanism, Release, Ledger, RollingLedger, PrivacyBudgetExceeded, REL_TOL, CategoricalPopulation,
+from .core import (PUBLIC, SECRET, Mechanism, Release, Ledger, RollingLedger, PrivacyBudgetExceeded, CategoricalPopulation,
                             CategoricalAggregate, register, as_rng, check_eps, check_w, check_int, check_array, check_counts, check_categories)
 from .primitives import get_fo, fo_mean_variance, fo_mean_variance_float, fo_probabilities, adaptive_choice, GRR, OUE
 from .ledger import allot_share

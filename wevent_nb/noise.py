@@ -11,10 +11,10 @@ from typing import NamedTuple
 import numpy as np
 from .validation import _bad, check_eps
 
-REL_TOL = 1e-9   # reading an eps back from a drawn scale: sens / (sens / eps) is within a few ulps of eps (the books are exact; draws are doubles)
+_DRAW_TOL = 1e-9   # reading an eps back from a drawn scale: sens / (sens / eps) is within a few ulps of eps (the books are exact; draws are doubles)
 
 # %% auto #0
-__all__ = ['REL_TOL', 'NoiseRecorder', 'check_noise_ledger']
+__all__ = ['NoiseRecorder', 'check_noise_ledger']
 
 # %% ../nbs/00e_noise.ipynb #c1dab1c4
 class Draw(NamedTuple):
@@ -88,7 +88,7 @@ def check_noise_ledger(mech, stream, seed: int = 0, noise: str = "float") -> dic
     rel = mech.finish()
     implied, standing = noise_spends(mech, rec.draws, s.T, s.d, rel.published)
     booked, booked_standing = rel.ledger.spent_per_timestamp(0), rel.ledger.standing_charge(0)
-    slack = lambda x: x * (1 + REL_TOL) + 1e-15
+    slack = lambda x: x * (1 + _DRAW_TOL) + 1e-15
     bad = np.flatnonzero(implied > slack(booked))
     if bad.size:
         t = int(bad[0]); at = [dr for dr in rec.draws if max(dr.t, 0) == t]
@@ -134,7 +134,7 @@ def check_delay_noise(mech, stream, seed: int = 0) -> dict:
     rel = mech.finish()
     implied = delay_noise_spends(mech, rec.draws, rel.info)
     booked = rel.ledger.max_window_spend()
-    bad = np.flatnonzero(implied > booked * (1 + REL_TOL) + 1e-15)
+    bad = np.flatnonzero(implied > booked * (1 + _DRAW_TOL) + 1e-15)
     if bad.size:
         e = int(bad[0])
         raise NoiseNotBooked(f"{type(mech).__name__}: event {e}'s draws imply eps {implied[e]:.6g}, its ledger books {booked[e]:.6g} "
@@ -178,7 +178,7 @@ def check_personalized_noise(mech, stream, seed: int = 0) -> dict:
         implied[:, dr.t] += sm_cost(p, theta)
     a, t, e = rel.ledger.entries()
     booked = np.zeros((s.N, s.T)); np.add.at(booked, (a, t), e)
-    short = implied[tid] > booked * (1 + REL_TOL) + 1e-15
+    short = implied[tid] > booked * (1 + _DRAW_TOL) + 1e-15
     if short.any():
         u, t = map(int, np.argwhere(short)[0])
         raise NoiseNotBooked(f"{type(mech).__name__} at t={t}: user {u}'s draws imply eps {implied[tid[u], t]:.6g}, "

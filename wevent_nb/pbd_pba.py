@@ -12,7 +12,7 @@ import numpy as np
 from numba import njit, objmode
 from numba.np.random.random_methods import buffered_bounded_lemire_uint32
 from wevent_nb.core import (PUBLIC, SECRET, info_classification, Mechanism, Release, Ledger, RollingLedger, UnprovenConfiguration, PersonalizedPopulation,
-                            HistogramStream, NoiseRecorder, NoiseNotBooked, REL_TOL, EPS_MIN, register, as_rng, check_eps, check_w,
+                            HistogramStream, NoiseRecorder, NoiseNotBooked, EPS_MIN, register, as_rng, check_eps, check_w,
                             check_bool, check_int, check_array, check_categories, check_fraction,
                             PERSONALIZED_ADD_REMOVE, PERSONALIZED_CHANGE)
 from wevent_nb.baselines import BD, BA
@@ -424,11 +424,11 @@ PBD_RULE, PBA_RULE = 0, 1   # the publication budgets of line 4 of Algorithm 2: 
 
 @njit(cache=True)
 def pbd_candidate(t, recent, eps, w, e2):
-    "Algorithm 4, lines 4-5, into e2: (eps_i/2 - the publication spends of the last w_i - 1 slots)/2 per type, allotted (recent: each type's spends of the last max w_i - 1 slots, oldest first, whole quanta: their sum and the remainder are exact, never negative); 0, no budget, once half the remainder is below one quantum."
+    "Algorithm 4, lines 4-5, into e2: (eps_i/2 allotted, as BD allots it, - the publication spends of the last w_i - 1 slots)/2 per type, allotted (recent: each type's spends of the last max w_i - 1 slots, oldest first, whole quanta: their sum and the remainder are exact, never negative); 0, no budget, once half the remainder is below one quantum."
     W = recent.shape[1]
     for g in range(e2.shape[0]):
         m = min(w[g] - 1, t)                                   # slots max(t - w_i + 1, 0) .. t - 1
-        e2[g] = allot_nb((eps[g] / 2 - pairwise_sum(recent[g], W - m, m)) / 2)
+        e2[g] = allot_nb((allot_nb(eps[g] / 2) - pairwise_sum(recent[g], W - m, m)) / 2)
 
 # %% ../nbs/13_pbd_pba.ipynb #fa679104
 @njit(cache=True)
@@ -795,17 +795,10 @@ class EveryUserBooks:
         self.users.spend(t, amount)
         self.central.spend(t, amount)
         return self
-    def window_spent(self, accounts=None, t=None) -> np.ndarray: return self.central.window_spent(accounts, t)
-    def headroom(self, accounts=None, t=None) -> np.ndarray: return self.central.headroom(accounts, t)
-    def account_name(self, a) -> str: return self.central.account_name(a)
-    @property
-    def eps(self) -> np.ndarray: return self.central.eps
-    @property
-    def w(self) -> np.ndarray: return self.central.w
-    @property
-    def t(self) -> int: return self.central.t
-    @property
-    def n_accounts(self) -> int: return self.central.n_accounts
+    def __getattr__(self, name):
+        "Every other question (window_spent, spendable, remaining, the refusal's check...) to the central books: they bind, at the conservative pair (min eps_i, max w_i)."
+        if name == "central": raise AttributeError(name)            # unpickling: no central yet
+        return getattr(self.central, name)
     def __repr__(self): return f"EveryUserBooks({self.central!r}, charged to {self.users!r})"
 
 # %% ../nbs/13_pbd_pba.ipynb #ab4f11fb
