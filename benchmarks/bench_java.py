@@ -7,16 +7,19 @@ Java clock:  median ms of their `m.run(stream, w, eps)` alone (benchmarks/java/D
              noise is not in it: their LaplaceStream fills a pool of 10^7 Laplace numbers before any run, and a run
              reads from it.
 + noise:     median over the rounds of (the run's clock + the Laplace numbers it took from the pool, counted in the
-             driver, x the pool's time per number: a refill of the whole pool timed right after the run, / 10^7).
+             driver, x the pool's time per number: a refill of the whole pool timed right after the block, / 10^7).
 / clock, / noise: ours over each Java column (<= 1: ours at least as fast).
-Rounds interleave one run each: ours, Java, ours, Java, ... (--rounds, after WARM untimed runs a side, Java's going on
-to WARM_JAVA_S seconds). For every cell slower than Java with its noise, a profile of our run follows the table: where
+Rounds alternate the sides, a block of runs each: BLOCK of ours back to back, then BLOCK of Java's (--rounds, --block; after
+WARM untimed runs a side, Java's going on to WARM_JAVA_S seconds). Strictly alternating single runs (--block 1) made
+short runs pay for every switch of process (caches, the other process's JIT threads): BD on spas-uem measured 1.64 ms
+interleaved against 0.85 ms alone; a block's median drops its first run.
+For every cell slower than Java with its noise, a profile of our run follows the table: where
 its time goes (cProfile's call tree, each call's cumulative share) and our draws' share (the run's Laplace numbers,
 counted with a NoiseRecorder, timed as compiled scalar draws: an estimate).
 
 Java's side needs `java`/`javac` and a clone of the benchmark (STREAMDP_BENCH, benchmarks/_java.py); without them the
 script says why in one line and prints ours alone. Data from WEVENT_NB_DATA (or ../shared/data beside the repository).
-Run: WEVENT_NB_DATA=... .venv/bin/python benchmarks/bench_java.py [METHOD ...] [--sets spas-flu ...] [--rounds 7]
+Run: WEVENT_NB_DATA=... .venv/bin/python benchmarks/bench_java.py [METHOD ...] [--sets spas-flu ...] [--rounds 7] [--block 5]
 The issue-23 table (ours then, and the Java times typed in from it) is kept in benchmarks/HISTORY.md.
 """
 import argparse, cProfile, os, pstats, shutil, subprocess, sys, time, warnings
@@ -110,8 +113,8 @@ def profile(m: str, s, ours_ms: float, depth: int = 6) -> list[str]:
             *_tree(st, root, total, depth)]
 
 
-def cell(m: str, key: str, s, java, rounds: int) -> dict:
-    "One method on one set: ROUNDS interleaved runs a side, their medians and Java's noise."
+def cell(m: str, key: str, s, java, rounds: int, block: int) -> dict:
+    "One method on one set: ROUNDS rounds of BLOCK runs a side, back to back (ours, then Java's); each side's median per run over its rounds' medians, and Java's noise."
     mech, cls = get_mechanism(m, eps=EPS, w=W), JAVA_CLASS[m]
     for seed in range(WARM): mech.run(s, rng=seed)
     r = dict(ours=[], clock=[], draws=[], pool=[], why="")
@@ -122,10 +125,14 @@ def cell(m: str, key: str, s, java, rounds: int) -> dict:
             if more > 0: java.run(cls, key, EPS, W, more)
         except JavaError as e: r["why"], java = str(e), None
     for k in range(rounds):
-        t0 = time.perf_counter(); mech.run(s, rng=WARM + k); r["ours"].append((time.perf_counter() - t0) * 1e3)
+        mine = []
+        for j in range(block):                          # a block: each side's runs back to back, so a switch of process costs
+            t0 = time.perf_counter(); mech.run(s, rng=WARM + k * block + j); mine.append((time.perf_counter() - t0) * 1e3)
+        r["ours"].append(float(np.median(mine)))        # only a block's first run, and a median drops it
         if java:
-            ms, n = java.run(cls, key, EPS, W); r["clock"].append(ms[0]); r["draws"].append(n[0])
-            r["pool"].append(java.pool_ns())
+            ms, n = java.run(cls, key, EPS, W, block)
+            pool = java.pool_ns()                       # the pool refilled after the block, timed: ns a number
+            r["clock"].append(float(np.median(ms))); r["draws"].append(float(np.median(n))); r["pool"].append(pool)
     r["ours"] = float(np.median(r["ours"]))
     if java:
         clock, draws, pool = np.array(r["clock"]), np.array(r["draws"]), np.array(r["pool"])
@@ -141,14 +148,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("methods", nargs="*", default=METHODS, metavar="METHOD", help=f"some of {METHODS} (default: all)")
     ap.add_argument("--sets", nargs="+", default=list(SETS), help="data sets (default: the four SPAS sets)")
-    ap.add_argument("--rounds", type=int, default=7, help="interleaved runs a side per cell (medians)")
+    ap.add_argument("--rounds", type=int, default=7, help="rounds a cell: a block of runs a side each (medians)")
+    ap.add_argument("--block", type=int, default=5, help="runs a side in a round, back to back (1: strictly alternating runs)")
     a = ap.parse_args()
     if set(a.methods) - set(METHODS): ap.error(f"unknown method(s) {sorted(set(a.methods) - set(METHODS))}: choose from {METHODS}")
     home = os.environ.get("WEVENT_NB_DATA") or str(Path(__file__).resolve().parents[2] / "shared" / "data")
     os.environ["WEVENT_NB_DATA"] = home                                   # the driver's CSVs are written from the same files
     up = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip() if shutil.which("uptime") else ""
     print(f"{datetime.now():%Y-%m-%d %H:%M}; {up or 'load average %.2f' % os.getloadavg()[0]}; "
-          f"{os.cpu_count()} cores; eps {EPS}, w {W}, {a.rounds} interleaved rounds after {WARM} warm-up runs a side")
+          f"{os.cpu_count()} cores; eps {EPS}, w {W}, {a.rounds} rounds of {a.block} runs a side after {WARM} warm-up runs a side")
     why = java_missing()
     if why: print(f"Java columns skipped: {why}")
     with (nullcontext() if why else JavaServer()) as java:
@@ -166,7 +174,7 @@ def table(a, home, java):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 s = HistogramStream(data.load(key, data_home=home).counts)
-            r = cell(m, key, s, java, a.rounds)
+            r = cell(m, key, s, java, a.rounds, a.block)
             if r["why"]: cannot.append(f"{m} on {key}: {r['why']}")
             have = java is not None and not r["why"]
             clock, noise = (r["clock"], r["noise"]) if have else (None, None)

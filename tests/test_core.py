@@ -447,3 +447,18 @@ def test_standing_charge_accessor():
     from wevent_nb.core import Ledger
     L = Ledger.central(10, 1.0, 3).standing(0.25, start=4)
     assert L.standing_charge() == 0.25 and L.standing_charge(0, 4) == 0.25 and L.standing_charge(0, 3) == 0.0
+
+
+def test_a_notebooks_redefinition_does_not_outlive_its_notebook(monkeypatch):
+    "nbdev-test runs notebooks one after another in a worker process: a class a notebook redefines (module __main__) and registers serves that notebook only; a later notebook, whose __main__ no longer holds it, gets the package's class."
+    import sys, wevent_nb.core as core
+    from wevent_nb.baselines import BD
+    main = sys.modules["__main__"]
+    Redef = type("BD", (BD,), {"__module__": "__main__"})
+    monkeypatch.setattr(main, "BD", Redef, raising=False)
+    monkeypatch.setitem(core._REGISTRY, "bd", core._REGISTRY["bd"])      # restored after the test
+    core.register(Redef)
+    assert type(core.get_mechanism("BD", eps=1, w=5)) is Redef           # while its notebook runs
+    monkeypatch.setattr(main, "BD", BD)                                  # the next notebook imports the package's BD
+    assert type(core.get_mechanism("BD", eps=1, w=5)) is BD
+    assert next(i for i in core.list_mechanisms() if i.name == "BD").cls is BD

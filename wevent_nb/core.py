@@ -6,7 +6,7 @@ Docs: https://wevent-nb.github.io/wevent_nb/core.html.md"""
 
 # %% ../nbs/00_core.ipynb #9f50cecf
 from __future__ import annotations
-import functools, inspect, math
+import functools, inspect, math, sys
 from dataclasses import dataclass
 from typing import ClassVar
 import numpy as np
@@ -314,6 +314,7 @@ class MechanismInfo:
 
 # %% ../nbs/00_core.ipynb #3ff8c29e
 _REGISTRY: dict[str, MechanismInfo] = {}
+_PACKAGE: dict[str, MechanismInfo] = {}    # the package's own class of each name, kept when a notebook redefines it
 
 def register(cls):
     "Class decorator: add a mechanism to the registry under `cls.name`."
@@ -325,7 +326,15 @@ def register(cls):
     if old is not None and not same:
         raise ValueError(f"a mechanism named {cls.name!r} is already registered ({old.cls.__module__}.{old.cls.__qualname__})")
     _REGISTRY[key] = MechanismInfo(cls.name, cls, cls.paper, cls.stream_kind, cls.summary or (cls.__doc__ or "").strip().split("\n")[0])
+    if cls.__module__.startswith("wevent_nb."): _PACKAGE[key] = _REGISTRY[key]
     return cls
+
+def _live(key: str) -> MechanismInfo | None:
+    "The registered entry of `key`; a notebook's redefinition only while that notebook runs (a later notebook in the same process, whose `__main__` no longer holds the class, gets the package's class)."
+    info = _REGISTRY.get(key)
+    if info is not None and info.cls.__module__ == "__main__" and key in _PACKAGE:
+        if getattr(sys.modules["__main__"], info.cls.__qualname__, None) is not info.cls: return _PACKAGE[key]
+    return info
 
 # %% ../nbs/00_core.ipynb #e2b2d0e5
 _LOADED = []   # set once every registering module is imported: the package's directory is listed once a process
@@ -343,7 +352,7 @@ def _load_all():
 def list_mechanisms(paper: str | None = None, stream_kind: str | None = None) -> list[MechanismInfo]:
     "Registered mechanisms, optionally filtered by paper (substring) or stream kind."
     _load_all()
-    out = sorted(_REGISTRY.values(), key=lambda i: (i.paper, i.name))
+    out = sorted((_live(k) for k in _REGISTRY), key=lambda i: (i.paper, i.name))
     if paper: out = [i for i in out if paper.lower() in i.paper.lower()]
     if stream_kind: out = [i for i in out if i.stream_kind == stream_kind]
     return out
@@ -352,7 +361,7 @@ def list_mechanisms(paper: str | None = None, stream_kind: str | None = None) ->
 def get_mechanism(name: str, **params) -> Mechanism:
     "Construct the registered mechanism `name` (case-insensitive) with `params`."
     _load_all()
-    info = _REGISTRY.get(str(name).lower())
+    info = _live(str(name).lower())
     if info is None: raise KeyError(f"no mechanism named {name!r}; registered: {', '.join(sorted(i.name for i in _REGISTRY.values()))}")
     return info.cls(**params)
 
