@@ -30,4 +30,5 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}; the front names are {', '.join(__all__)}, "
                          f"and every module's own names are importable from it (e.g. `from wevent_nb.spas import SPAS`)")
 
+# %% ../nbs/32_api.ipynb #2b94310c
 def __dir__(): return sorted(set(globals()) | set(__all__))

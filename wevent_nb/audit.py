@@ -24,6 +24,7 @@ def cp_lower(k, n, a):
         lo = betaincinv(k, n - k + 1, a)
     return np.where(k <= 0, 0.0, lo)
 
+# %% ../nbs/05_audit.ipynb #f227e31d
 def cp_upper(k, n, a):
     "One-sided Clopper-Pearson upper confidence bound at level 1 - a on a binomial p (1 when k = n)."
     k, n = np.asarray(k, float), np.asarray(n, float)
@@ -71,6 +72,7 @@ def _one_user(x0, x1) -> tuple[np.ndarray, int]:
     if users.size > 1: raise ValueError(f"pair is not w-neighbouring: {users.size} users differ (allowed: exactly 1)")
     return np.flatnonzero((a != b).any(0)), int(users[0]) if users.size else 0
 
+# %% ../nbs/05_audit.ipynb #6c9ad879
 def _same_domain(x0, x1):
     if (x0.lo, x0.hi) != (x1.lo, x1.hi): raise ValueError(f"pair must hold streams of one domain, got [{x0.lo}, {x0.hi}] and [{x1.lo}, {x1.hi}]")
 
@@ -159,6 +161,7 @@ def neighbour_pairs(T, d, w, kinds=PAIR_KINDS, level=2.0, height=6.0) -> list[Pa
     if "repeat" in kinds: add("repeat", range(T - r, T), "repeat"); add("repeat", range(T - r, T), "repeat", -1.0)
     return out
 
+# %% ../nbs/05_audit.ipynb #b1511547
 def user_pairs(N, T, d, w, kinds=("one", "run"), rng=0) -> list[Pair]:
     "w-neighbouring categorical populations: user 0's value changed at one timestamp or over a run of min(w, T) timestamps."
     N, T, d, w = check_int(N, "N", minimum=1), check_int(T, "T", minimum=1), check_int(d, "d", minimum=2), check_w(w)
@@ -172,6 +175,7 @@ def user_pairs(N, T, d, w, kinds=("one", "run"), rng=0) -> list[Pair]:
     if "run" in kinds: add(range(T - r, T))
     return out
 
+# %% ../nbs/05_audit.ipynb #b09d2a3c
 def numeric_pairs(N, T, w, lo=0.0, hi=1.0, kinds=("one", "run"), rng=0) -> list[Pair]:
     "Neighbouring numeric populations: user 0's value moved from lo to hi at the last timestamp or over a run of min(w, T)."
     N, T, w = check_int(N, "N", minimum=1), check_int(T, "T", minimum=1), check_w(w)
@@ -185,6 +189,7 @@ def numeric_pairs(N, T, w, lo=0.0, hi=1.0, kinds=("one", "run"), rng=0) -> list[
     if "run" in kinds: add(range(T - r, T))
     return out
 
+# %% ../nbs/05_audit.ipynb #f5556652
 def personalized_pairs(N, T, d, eps, w, kinds=("one", "run"), rng=0) -> list[Pair]:
     "Neighbouring personalized populations: per-user `eps` and `w` (arrays of N), user 0's value 0 -> 1 at the last timestamp or over a run of min(w_0, T)."
     N, T, d = check_int(N, "N", minimum=1), check_int(T, "T", minimum=1), check_int(d, "d", minimum=2)
@@ -192,6 +197,7 @@ def personalized_pairs(N, T, d, eps, w, kinds=("one", "run"), rng=0) -> list[Pai
     return [Pair(PersonalizedPopulation(p.x0.values, d, eps, w), PersonalizedPopulation(p.x1.values, d, eps, w), p.label)
             for p in user_pairs(N, T, d, int(w[0]), kinds, rng)]
 
+# %% ../nbs/05_audit.ipynb #6ecc40fe
 def event_pairs(T, lo=0.0, hi=1.0) -> list[Pair]:
     "Event-level neighbouring scalar streams: one value set to lo in x0 and hi in x1, at the first, middle and last timestamp of a flat and a step stream."
     T = check_int(T, "T", minimum=2)
@@ -209,10 +215,12 @@ def _seq(seed) -> np.random.SeedSequence:
     "A SeedSequence from an int, None or a SeedSequence."
     return seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
 
+# %% ../nbs/05_audit.ipynb #832b9ca9
 def _run_unchecked(mech, stream, rng) -> Release:
     "One run of `mech` on `stream`: every run the auditor makes goes through here."
     return mech.run(stream, rng=rng, check=False)   # the auditor audits broken mechanisms too: their books are not checked here
 
+# %% ../nbs/05_audit.ipynb #71a8c328
 def booked(release, ts, account=0) -> float:
     "What the release's ledger books on timestamps `ts` for `account`: their spends plus a standing charge started by then."
     led = release.ledger
@@ -220,6 +228,7 @@ def booked(release, ts, account=0) -> float:
     standing = led.standing_charge(a, max(ts))      # e.g. SVT threshold noise, charged once per window
     return float(led.spent_per_timestamp(a)[list(ts)].sum() + standing)
 
+# %% ../nbs/05_audit.ipynb #4d821d30
 def simulate(mech, stream, n, seed, ts=None, account=0):
     "n runs of `mech` on `stream` (seeds from SeedSequence(seed)): estimates (n, T, d), published (n, T), and what each run books on `ts` (None unless `ts`)."
     if type(mech).run_many is not Mechanism.run_many and account == 0:   # batched (a compiled or vectorised step): one setup, no Release per run
@@ -249,6 +258,7 @@ def features(est, pub, pair) -> tuple[np.ndarray, list[str]]:
     names = [f"est[{t},{j}]" for t in range(T) for j in range(d)] + ["n_published", "aligned_sum", "aligned_min", "aligned_lr"]
     return np.concatenate(cols, 1), names
 
+# %% ../nbs/05_audit.ipynb #236ed83c
 def patterns(pub) -> np.ndarray:
     "The publish/skip pattern of each run as an integer code (bit t set when published at t)."
     return pub.astype(np.int64) @ (np.int64(1) << np.arange(pub.shape[1], dtype=np.int64))
@@ -276,10 +286,12 @@ class Event:
 N_QUANTILES = 19      # thresholds per statistic: the 5%, 10%, ..., 95% quantiles of the pooled selection runs
 N_PATTERNS = 8        # the most frequent publish/skip patterns tried as events, alone and joint with the aligned statistics
 
+# %% ../nbs/05_audit.ipynb #e4c4b550
 def _above(values, cuts) -> np.ndarray:
     "How many of `values` exceed each cut (vectorised by sorting)."
     return len(values) - np.searchsorted(np.sort(values), cuts, side="right")
 
+# %% ../nbs/05_audit.ipynb #f6581637
 def candidate_counts(F0, F1, c0, c1, names) -> tuple[list[Event], np.ndarray, np.ndarray]:
     "Candidate events from pooled quantiles of the statistics and frequent patterns, and their counts k0, k1 in the two run sets."
     q = np.arange(1, N_QUANTILES + 1) / (N_QUANTILES + 1)
@@ -297,6 +309,7 @@ def candidate_counts(F0, F1, c0, c1, names) -> tuple[list[Event], np.ndarray, np
         for nm in ("aligned_sum", "aligned_min", "aligned_lr"): thresholds(names.index(nm), r0, r1, int(p))
     return ev, np.concatenate(k0).astype(float), np.concatenate(k1).astype(float)
 
+# %% ../nbs/05_audit.ipynb #1828d5be
 def oriented(ev, k0, k1, n):
     "Each event and its complement in both directions: (events, numerator counts, denominator counts, numerator is x0)."
     evc = [Event(e.feature, e.threshold, e.pattern, True) for e in ev]
@@ -345,6 +358,7 @@ def _sizes(mech) -> tuple[int, int]:
     w = mech.w
     return max(w, min(max(2 * w, 6), 12)), max(w, min(max(w + 2, 4), 8))
 
+# %% ../nbs/05_audit.ipynb #fd4c540f
 def _rich(N, eps) -> np.ndarray:
     "Personalized budgets of the audit's populations: users alternate between eps and 2 eps (user 0 has eps)."
     return np.where(np.arange(N) % 2 == 1, 2 * eps, eps)
@@ -359,6 +373,7 @@ def default_pairs(mech) -> list[Pair]:
     if source == "user": return (numeric_pairs(N_AUDIT_NUMERIC, T_local, w) if mech.stream_kind == "numeric" else user_pairs(N_AUDIT_USERS, T_local, 2, w))
     return personalized_pairs(N_AUDIT_USERS, T_local, 2, _rich(N_AUDIT_USERS, mech.eps), np.full(N_AUDIT_USERS, w))   # user 0 at (eps, w), the others (2 eps, w)
 
+# %% ../nbs/05_audit.ipynb #4f70356b
 def _key(s) -> bytes:
     "The identity of a stream's data (two equal streams are run once per batch)."
     parts = [s.counts] if isinstance(s, HistogramStream) else [s.values] + ([s.eps, s.w] if isinstance(s, PersonalizedPopulation) else [])
@@ -376,10 +391,12 @@ def _loguniform(g, lo, hi, size=None):
     "Draws log-uniform in [lo, hi]."
     return np.exp(g.uniform(np.log(lo), np.log(hi), size))
 
+# %% ../nbs/05_audit.ipynb #326fe8cd
 def _span(s, e) -> str:
     "The label of timestamps s..e-1."
     return f"t={s}" if e - s == 1 else f"t={s}..{e - 1}"
 
+# %% ../nbs/05_audit.ipynb #fa84306f
 def _window(g, T, w, at=None) -> tuple[int, int]:
     "A changed window s..e-1 of r in 1..w timestamps inside T, starting at `at` half of the time (when given), else anywhere."
     s = int(at) if at is not None and g.random() < 0.5 else int(g.integers(T))
@@ -607,6 +624,7 @@ def search_pairs(mech,            # the mechanism (it is run to locate the bound
     "The candidate pairs `audit` screens: `default_pairs`, `search` random pairs, and pairs straddling the decision boundaries found."
     return _search(mech, check_int(search, "search", minimum=0), _seq(rng))[0]
 
+# %% ../nbs/05_audit.ipynb #8ae7d3a9
 class _Store:
     "Runs per distinct stream, extended with fresh seeds when more are asked for (the screen's runs serve the selection)."
     def __init__(self, mech): self.mech, self.runs, self.count = mech, {}, 0
@@ -621,6 +639,7 @@ class _Store:
             self.runs[k] = (est, pub)
         return est[:n], pub[:n]
 
+# %% ../nbs/05_audit.ipynb #f52a8dd1
 def _events(pair, r0, r1, n, a):
     "The oriented candidate events of `pair` from n runs a side (r0, r1), whether x0 is their numerator, and their bounds at level a."
     (e0, b0), (e1, b1) = r0, r1
@@ -629,6 +648,7 @@ def _events(pair, r0, r1, n, a):
     E, num, den, first = oriented(ev, k0, k1, n)
     return E, first, loss_lower_bound(num, den, n, n, a)
 
+# %% ../nbs/05_audit.ipynb #b2419d6d
 def _screen(mech, pairs, n, ss, level, store) -> np.ndarray:
     "Scores of `pairs` on n runs a side kept in `store`."
     out = []
@@ -637,6 +657,7 @@ def _screen(mech, pairs, n, ss, level, store) -> np.ndarray:
         out.append(float(_events(p, r0, r1, n, level)[2].max()) - claimed_eps(mech, p))
     return np.array(out)
 
+# %% ../nbs/05_audit.ipynb #6f1f7c5c
 def screen(mech,                # the mechanism
            pairs,               # the candidate pairs
            n=N_SCREEN,          # runs per stream
@@ -735,6 +756,7 @@ class ToyLocalMean(Mechanism):
         led = Ledger.users(s.T, s.N, self.eps, self.w).spend_ranges(np.arange(s.T), e, 0, s.N)
         return Release(est, np.ones(s.T, bool), led, self.name, self.params)
 
+# %% ../nbs/05_audit.ipynb #0d2de0cf
 class ToyPersonalized(Mechanism):
     "Teaching example (personalized, not registered): Lap(1 / min_i(eps_i / w_i)) on every count, that budget booked for every user (add/remove: changed, 2 eps_i)."
     name, paper, stream_kind = "ToyPersonalized", "audit example", "personalized"
@@ -746,6 +768,7 @@ class ToyPersonalized(Mechanism):
         led = Ledger.users(s.T, s.N, s.eps, s.w).spend_ranges(np.arange(s.T), e, 0, s.N)
         return Release(est, np.ones(s.T, bool), led, self.name, self.params)
 
+# %% ../nbs/05_audit.ipynb #0934d874
 class ToyEventLaplace(Mechanism):
     "Teaching example (scalar, event level, not registered): x_t + Lap((hi - lo) / eps) at every timestamp."
     name, paper, stream_kind = "ToyEventLaplace", "audit example", "scalar"
@@ -763,10 +786,12 @@ class ToyLocalMeanHalfNoise(ToyLocalMean):
     "Broken: half the noise its ledger books."
     name, noise_share = "ToyLocalMeanHalfNoise", 0.5
 
+# %% ../nbs/05_audit.ipynb #d053314d
 class ToyPersonalizedLargest(ToyPersonalized):
     "Broken: noise for the largest per-timestamp budget, booked for every user."
     name, pick = "ToyPersonalizedLargest", staticmethod(np.max)
 
+# %% ../nbs/05_audit.ipynb #77dd1913
 class ToyEventLaplaceHalfNoise(ToyEventLaplace):
     "Broken: half the noise its ledger books."
     name, noise_share = "ToyEventLaplaceHalfNoise", 0.5

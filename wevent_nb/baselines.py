@@ -32,6 +32,7 @@ class StepValue:
     def __getitem__(self, t): return self.value if t == self.t else self.default
     def __setitem__(self, t, v): self.t, self.value = t, v
 
+# %% ../nbs/04_baselines.ipynb #d0cde9c3
 class Recent:
     "The last n entries of a per-timestamp series that starts as zeros (as `np.zeros((T,) + row)` would), indexed by timestamp; any run of them is one contiguous slice."
     def __init__(self, n: int, row: tuple = (), dtype=float):
@@ -385,6 +386,7 @@ def ring_swap(ring, t, v):
     ring[s] = v
     return dv
 
+# %% ../nbs/04_baselines.ipynb #b53a0de9
 @njit(cache=True)
 def window_total(ring, total, t, w):
     "The sum of entries t-w+1..t-1 of the series `ring` holds (its last min(w, T) entries, before entry t is written), from `total`, the ring's running sum: less entry t-w, the one leaving, when t >= w."
@@ -574,6 +576,7 @@ def samples_expire(times, held, t, w):
     while held[1] > 0 and times[held[0]] <= t - w:
         held[0] = (held[0] + 1) % n; held[1] -= 1
 
+# %% ../nbs/04_baselines.ipynb #c550c47b
 @njit(cache=True)
 def samples_push(times, held, t):
     "Add the sample at t to the ring `times` (its size is the window's cap, which the caller checked)."
@@ -913,6 +916,7 @@ def sorted_insert(g, n, v):
         g[i] = g[i - 1]; i -= 1
     g[i] = v
 
+# %% ../nbs/04_baselines.ipynb #b56f306a
 @njit(cache=True)
 def sorted_median(g, n):
     "The median of the sorted g[:n]: the middle entry, or half the sum of the two middle ones (np.median's formula)."
@@ -1090,6 +1094,7 @@ def column_sum(X, col, lo, hi):
     "numpy's sum of the column X[lo:hi, col]: a 1-D array, summed pairwise (numpy's additions whatever the stride)."
     return pairwise_sum(X[:, col], lo, hi - lo)
 
+# %% ../nbs/04_baselines.ipynb #5edc3cfd
 @njit(cache=True)
 def group_deviation(X, SX, gstart, cols, t, base=0):
     "Sum of |X - group mean| over rows gstart[b]..t of each column b in `cols` (the block's sums, bit for bit); timestamp u is row u - base of X."
@@ -1301,14 +1306,17 @@ class UniformOverspend(Uniform):
     def params(self) -> dict: return {**super().params, "factor": self.factor}
     def _budget(self) -> float: return allot_share(self.factor * self.eps / self.w, "factor eps/w")
 
+# %% ../nbs/04_baselines.ipynb #a7876206
 class BDHalfNoise(BD):
     "Deliberately wrong: books eps_2 for a publication, releases with Laplace scale 1/(2 eps_2) (not registered)."
     name, release_scale = "BDHalfNoise", 0.5
 
+# %% ../nbs/04_baselines.ipynb #48bfcf8f
 class BAStaleLast(BA):
     "Deliberately wrong, as the personalized paper's authors' code: the last publication is never updated (not registered)."
     name, remember = "BAStaleLast", False
 
+# %% ../nbs/04_baselines.ipynb #7904736d
 class DSATNoThresholdNoise(DSAT):
     "Deliberately wrong: SVT tests against the noise-free base, booked as if threshold noise were drawn (not registered)."
     name, threshold_noise = "DSATNoThresholdNoise", False

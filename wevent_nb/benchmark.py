@@ -26,12 +26,14 @@ class ZeroBudget(Mechanism):
         est = np.broadcast_to(self._constant(s), truth.shape).astype(float)
         return Release(est, np.zeros(s.T, bool), Ledger.users(s.T, s.N, self.eps, self.w), self.name, self.params, {})
 
+# %% ../nbs/21_benchmark.ipynb #a9b99f51
 class UniformFrequencies(ZeroBudget):
     "Local, categorical: the uniform distribution, 1/d per category."
     name, stream_kind = "Uniform-freq (0 budget)", "categorical"
     def _truth(self, s): return s.frequencies
     def _constant(self, s): return np.full(s.d, 1.0 / s.d)
 
+# %% ../nbs/21_benchmark.ipynb #e1882e35
 class MidpointMean(ZeroBudget):
     "Local, numeric: the public domain's midpoint (lo + hi) / 2."
     name, stream_kind = "Midpoint (0 budget)", "numeric"
@@ -60,6 +62,8 @@ class SharedPBD(SharedBudget):
     "PBD with every user at (eps, w)."
     name, method = "PBD (shared eps, w)", PBD
     info_keys = info_classification(PBD)   # its release is PBD's, keys and classification
+
+# %% ../nbs/21_benchmark.ipynb #e2cb1f30
 class SharedPBA(SharedBudget):
     "PBA with every user at (eps, w)."
     name, method = "PBA (shared eps, w)", PBA
@@ -84,6 +88,7 @@ KIND_FAMILY = {"histogram": "central", "categorical": "local-categorical", "nume
 class SelectionError(ValueError):
     "A mechanism or data set given to the benchmark that its families cannot take (the command line's usage error, exit 2)."
 
+# %% ../nbs/21_benchmark.ipynb #8eb42665
 def family_of(spec) -> str:
     "The family of a mechanism spec (a Mechanism class, a registered name, or a factory with a `stream_kind`, e.g. contract.MechanismRef), by its stream kind."
     if isinstance(spec, str):
@@ -107,6 +112,7 @@ def mechanism_entries(mechanisms) -> dict:
         out[str(label)] = (spec, dict(fixed))
     return out
 
+# %% ../nbs/21_benchmark.ipynb #e0544334
 def family_methods(family: str, extra=None) -> dict:
     "The mechanisms of a family as Grid entries {label: (registry name or class, fixed params)}, then `extra` ones of the family (as `mechanism_entries` takes them); the zero-budget reference last."
     family = check_choice(family, "family", FAMILIES)
@@ -150,6 +156,7 @@ BUCKET_WIDTH = {"delay-outpatient": 10_000.0}   # BucOrder's m: 100 elsewhere, 1
 # %% ../nbs/21_benchmark.ipynb #f0a842aa
 def _cut(counts, length): return counts if length is None else counts[:length]
 
+# %% ../nbs/21_benchmark.ipynb #a9a8e07f
 def family_streams(family: str, scale: str = "quick", home=None, missing: list | None = None) -> dict:
     "The streams a family runs on at `scale`, by name; a data set whose file is absent is skipped (its name appended to `missing`)."
     from wevent_nb import data
@@ -193,6 +200,7 @@ def family_grids(family: str, streams: dict, scale: str = "quick", reps: int | N
     return [Grid(streams, ms, dict(eps=cfg["eps"], w=[cfg["w0"]]), reps, mets),
             Grid(streams, ms, dict(eps=[cfg["eps0"]], w=cfg["w"]), reps, mets)]
 
+# %% ../nbs/21_benchmark.ipynb #1da8f989
 def _first_point(family: str, scale: str) -> dict:
     "The (eps, w) of a family's first grid point at `scale`."
     cfg = SCALES[scale][family]
@@ -305,16 +313,19 @@ def throughput(grid: Grid, executors: dict, warmup: Grid | None = None) -> pd.Da
     out["speed_up"] = out["cells_per_s"] / out["cells_per_s"].iloc[0]
     return out
 
+# %% ../nbs/21_benchmark.ipynb #7879ee5e
 def local_cluster(n_workers: int = 2):
     "A client of a new `distributed.LocalCluster` with n single-thread worker processes (close both with `close_cluster`), or None without the dask extra."
     try: from distributed import Client, LocalCluster
     except ImportError: return None
     return Client(LocalCluster(n_workers=n_workers, threads_per_worker=1, dashboard_address=None))
 
+# %% ../nbs/21_benchmark.ipynb #92997d40
 def close_cluster(client):
     "Close a `local_cluster` client and its cluster."
     if client is not None: cluster = client.cluster; client.close(); cluster.close()
 
+# %% ../nbs/21_benchmark.ipynb #682540fa
 def cell_seconds(grids, rep: int = 0) -> pd.DataFrame:
     "Seconds of one run of every (family, data set, mechanism) at its family's middle grid point, run serially: the unit of the projection."
     rows, seen = [], set()
@@ -328,6 +339,7 @@ def cell_seconds(grids, rep: int = 0) -> pd.DataFrame:
                 rows.append(dict(family=fam, dataset=ds, mechanism=r.mechanism, seconds=r.seconds))
     return pd.DataFrame(rows)
 
+# %% ../nbs/21_benchmark.ipynb #8a0c86a5
 def project_wall(grids, secs: pd.DataFrame, workers=(1, 2, 4, 8), efficiency: float = 1.0) -> pd.DataFrame:
     "Projected wall time of `grids` (distinct cells x their one-run seconds) on k workers at the given parallel efficiency."
     s = secs.set_index(["dataset", "mechanism"])["seconds"]
@@ -362,6 +374,7 @@ def plot_family(df: pd.DataFrame, family: str, x: str = "eps", ncols: int = 4, w
     fig.tight_layout(rect=(0, 0, 1, 1 - head / h))
     return fig
 
+# %% ../nbs/21_benchmark.ipynb #1cc99017
 def rank_heatmap(ranks: pd.DataFrame, family: str, width: float = 7.8):
     "Each mechanism's place per data set (1 = lowest error) as a heat map, mechanisms sorted by their mean place (places in 10 pt: legible on a ~780 px page)."
     import matplotlib.pyplot as plt

@@ -38,6 +38,7 @@ def sw_params(eps):
     p = ee / (2 * b * ee + 1); q = 1 / (2 * b * ee + 1)
     return (float(b), float(p), float(q)) if b.ndim == 0 else (b, p, q)
 
+# %% ../nbs/12_capp.ipynb #3e229b94
 def sw_density(y, v, eps):
     "The Square Wave output density f(y | v): p on |y - v| <= b, q elsewhere on [-b, 1 + b], 0 outside."
     b, p, q = sw_params(eps)
@@ -53,11 +54,13 @@ def sw_report(v, b, p, u1, u2):
     if u2 < v: return -b + u2
     return v + b + (u2 - v)
 
+# %% ../nbs/12_capp.ipynb #1adc8c25
 def _flat(*xs):
     "Arrays broadcast together, as flat contiguous copies (for a compiled loop), and their common shape."
     shape = np.broadcast_shapes(*(np.shape(x) for x in xs))
     return [np.array(np.broadcast_to(x, shape), np.float64).ravel() for x in xs], shape
 
+# %% ../nbs/12_capp.ipynb #7b3b8dfa
 @njit(cache=True)
 def _sw_reports(v, b, p, u1, u2):
     out = np.empty(v.size)
@@ -73,6 +76,7 @@ def sw_perturb(v, eps, rng):
     args, shape = _flat(v, b, p, u1, u2)
     return _sw_reports(*args).reshape(shape)
 
+# %% ../nbs/12_capp.ipynb #a04f6773
 def sw_moments(v, eps):
     "Mean and variance of SW(v): E = q(1+2b)/2 + 2b(p-q)v, E[Y^2] = q((1+b)^3+b^3)/3 + (p-q)(2bv^2 + 2b^3/3)."
     b, p, q = sw_params(eps)
@@ -81,6 +85,7 @@ def sw_moments(v, eps):
     m2 = q * ((1 + b) ** 3 + b ** 3) / 3 + (p - q) * (2 * b * v ** 2 + 2 * b ** 3 / 3)
     return m, m2 - m ** 2
 
+# %% ../nbs/12_capp.ipynb #121da95c
 def sw_v1_moments(eps):
     "Sec. V: mean mu, variance Var(D_1) and fourth central moment mu_4 of SW(1) (the paper's closed forms)."
     b, p, q = sw_params(eps)
@@ -92,6 +97,7 @@ def sw_v1_moments(eps):
            + 4 * b ** 3 * p * mu ** 2 + 6 * b ** 2 * q * mu ** 2 - 8 * b * p * mu + 4 * b * q * mu)
     return mu, var, mu4
 
+# %% ../nbs/12_capp.ipynb #5abedbb7
 def deviation_moments(x, eps):
     "E(D_x) and E(D_x^2) of the deviation D_x = x - SW(x) (Sec. IV-B; E(D_x^2) with the corrected +3b^2)."
     b, p, q = sw_params(eps)
@@ -116,27 +122,32 @@ def pm_report(v, z, C, u1, u2):
     a = -C + (C + 1) * u2
     return a if a < l else a + (C - 1)
 
+# %% ../nbs/12_capp.ipynb #758507e6
 @njit(cache=True)
 def sr_report(v, z, C, u):
     "One stochastic-rounding report of v in [-1, 1] (z = e^eps): +C with probability 1/2 + v(z-1)/(2(z+1)) (u), else -C."
     return C if u < 0.5 + v * (z - 1) / (2 * (z + 1)) else -C
 
+# %% ../nbs/12_capp.ipynb #f7506a37
 def pm_params(eps):
     "PM's (z, C) at budget `eps`: z = e^(eps/2), C = (z+1)/(z-1), the output range [-C, C]."
     z = math.exp(eps / 2)
     return z, (z + 1) / (z - 1)
 
+# %% ../nbs/12_capp.ipynb #a75208fa
 def sr_params(eps, scaled: bool = True):
     "SR's (z, C) at budget `eps`: z = e^eps, C = (z+1)/(z-1) (scaled, unbiased) or 1."
     z = math.exp(eps)
     return z, ((z + 1) / (z - 1) if scaled else 1.0)
 
+# %% ../nbs/12_capp.ipynb #839941ee
 @njit(cache=True)
 def _pm_reports(v, z, C, u1, u2):
     out = np.empty(v.size)
     for j in range(v.size): out[j] = pm_report(v[j], z[j], C[j], u1[j], u2[j])
     return out
 
+# %% ../nbs/12_capp.ipynb #b937aff4
 @njit(cache=True)
 def _sr_reports(v, z, C, u):
     out = np.empty(v.size)
@@ -152,20 +163,24 @@ def pm_perturb(v, eps, rng):
     args, shape = _flat(v, z, C, u1, u2)
     return _pm_reports(*args).reshape(shape)
 
+# %% ../nbs/12_capp.ipynb #03452fab
 def pm_variance(v, eps):
     "Variance of PM(v) on [-1, 1]: v²/(e^(eps/2) - 1) + (e^(eps/2) + 3)/(3 (e^(eps/2) - 1)²)."
     z = np.exp(np.asarray(eps, float) / 2)
     return np.asarray(v, float) ** 2 / (z - 1) + (z + 3) / (3 * (z - 1) ** 2)
 
+# %% ../nbs/12_capp.ipynb #31ed0868
 def laplace_perturb(v, eps, rng):
     "Laplace reports of `v` in [-1, 1] (sensitivity 2): v + Lap(2/eps)."
     v = np.clip(np.asarray(v, float), -1.0, 1.0)
     return v + rng.laplace(0.0, 2.0 / eps, v.shape)
 
+# %% ../nbs/12_capp.ipynb #3c1271f7
 def laplace_variance(v, eps):
     "Variance of the Laplace report on [-1, 1]: 8/eps^2."
     return np.broadcast_to(8.0 / np.asarray(eps, float) ** 2, np.shape(v)).astype(float)
 
+# %% ../nbs/12_capp.ipynb #384138c2
 def sr_perturb(v, eps, rng, scaled: bool = True):
     "Duchi et al.'s stochastic rounding of `v` in [-1, 1]: +-C (unbiased, scaled=True) or +-1 (scaled=False)."
     v = np.clip(np.asarray(v, float), -1.0, 1.0)
@@ -173,6 +188,7 @@ def sr_perturb(v, eps, rng, scaled: bool = True):
     args, shape = _flat(v, z, C, rng.random(v.shape))
     return _sr_reports(*args).reshape(shape)
 
+# %% ../nbs/12_capp.ipynb #d2fcaa5e
 def sr_variance(v, eps):
     "Variance of the scaled SR report: C^2 - v^2 with C = (e^eps+1)/(e^eps-1)."
     z = np.exp(np.asarray(eps, float))
@@ -188,6 +204,7 @@ def randomize(base: str, v, eps, rng):
 
 _OWN = {f.__name__: f for f in (sw_perturb, pm_perturb, laplace_perturb, sr_perturb, randomize)}   # this module's randomizers, as defined
 
+# %% ../nbs/12_capp.ipynb #4d60886b
 def _own_randomizers() -> bool:
     "True while the module's randomizers are the ones defined here (a white-box check may replace one: the methods then draw through it)."
     g = globals()
@@ -197,6 +214,7 @@ def _own_randomizers() -> bool:
 def _band_overlap(lo, hi, a, b):
     return np.clip(np.minimum(hi, b) - np.maximum(lo, a), 0, None)
 
+# %% ../nbs/12_capp.ipynb #1aa99994
 def sw_transition(eps, d: int = 64, d_out: int | None = None):
     "P(report in output bucket j | value at the centre of input bin i): (d_out, d) matrix over [-b, 1+b] x [0, 1]."
     b, p, q = sw_params(eps)
@@ -208,6 +226,7 @@ def sw_transition(eps, d: int = 64, d_out: int | None = None):
     M = q * (hi - lo) + (p - q) * _band_overlap(lo, hi, v[None, :] - b, v[None, :] + b)
     return M / M.sum(0, keepdims=True), e
 
+# %% ../nbs/12_capp.ipynb #1fec2236
 def sw_ems(reports, eps, d: int = 64, smooth: bool = True, tol: float = 1e-7, max_iter: int = 5000):
     "EM (smooth=False) or EMS (Li et al.'s EM with a [1,2,1]/4 smoothing step) estimate of the value distribution on d bins of [0, 1]."
     y = check_array(reports, "reports", ndim=1)
@@ -240,6 +259,7 @@ def _window_means(x, lo, hi):
         for t in range(T): out[t, r] = (c[hi[t]] - c[lo[t]]) / (hi[t] - lo[t])
     return out
 
+# %% ../nbs/12_capp.ipynb #133451df
 def sma(x, window: int = 3, mode: str = "centered"):
     "Simple moving average along the last axis with shrinking ends: centred (the paper, Sec. IV-A) or trailing (the authors' movmean(x, [2 0]))."
     if mode not in ("centered", "trailing"): raise _bad("mode", mode, "'centered' or 'trailing'")
@@ -264,6 +284,7 @@ def capp_offset(eps_w):
 CAPP_SIGNS = ("corrected", "printed")
 CAPP_VARIANTS = ("alg2", "authors_code")   # the `variant` option of CAPP and CAPP-S (section "The methods")
 
+# %% ../nbs/12_capp.ipynb #bbd740fa
 def capp_bounds(eps_w, sign: str = "corrected", shrink=None):
     "The clip range [l, u]: [T, 1 - T] (sign='corrected', the authors' code), [-T, 1 + T] (the printed Eq. 11), or [delta, 1 - delta] for shrink=delta."
     if shrink is not None: return float(shrink), 1.0 - float(shrink)
@@ -286,6 +307,7 @@ def report_schedule(T: int, Lq: int, n_s: int | None = None, acc_window: int | N
         slots.append(b0 + sp - 1); reads.append(b0 + first)
     return np.concatenate(slots), np.concatenate(reads)
 
+# %% ../nbs/12_capp.ipynb #b52a9dd9
 def per_report_budget(eps, w, slots, reads, T, strict=True):
     "(budget per report, ledger window): eps over the most reports in a span of w + reach (strict, the default), or in a window of w (the paper's accounting), allotted (00c_ledger: whole quanta, at most the share)."
     reach = int((slots - reads).max()) if strict else 0
@@ -315,6 +337,7 @@ def choose_ns(eps, w, Lq) -> int:
     n = np.arange(2, top + 1)
     return int(n[np.argmin(sampling_objective(n, eps))])
 
+# %% ../nbs/12_capp.ipynb #fe64e2fc
 def segments(L: int, n_s: int):
     "Footnote 1: n_s segments of floor(L/n_s) slots, the remainder in the last; returns (starts, stops)."
     L, n_s = check_int(L, "L", minimum=1), check_int(n_s, "n_s", minimum=1)
@@ -344,6 +367,7 @@ class PPParams(NamedTuple):
     lo: float                # the stream's domain [lo, hi]
     hi: float
 
+# %% ../nbs/12_capp.ipynb #b3e0f611
 class BASWParams(NamedTuple):
     "The parameters of `basw_steps` for one configuration, read by name in the kernel: built once per run by `BASW._prepare`."
     unit: float              # the budget of one unit, eps / (2w) allotted
@@ -368,6 +392,7 @@ def clip_one(x, lo, hi):
     m = lo if x < lo else x
     return hi if m > hi else m
 
+# %% ../nbs/12_capp.ipynb #32d87765
 @njit(cache=True)
 def report_input(v, mode, lo, hi):
     "The randomizer's input for the fed-back value v (base units): v clipped to the randomizer's domain [lo, hi] (mode 0); CAPP's v clipped to [l, u] = [lo, hi] and mapped onto [0, 1] (mode 1), or mapped from the authors' [min(l, 0), max(u, 1)] = [lo, hi] onto [0, 1] and clipped (mode 2)."
@@ -375,17 +400,20 @@ def report_input(v, mode, lo, hi):
     if mode == _CAPP_ALG2: return (clip_one(v, lo, hi) - lo) / (hi - lo)
     return clip_one((v - lo) / (hi - lo), 0.0, 1.0)
 
+# %% ../nbs/12_capp.ipynb #19678609
 @njit(cache=True)
 def report_output(y, mode, l, u):
     "The report in base units: the randomizer's output (mode 0), or CAPP's SW report on [0, 1] mapped back with [l, u]."
     return y if mode == _CLIP else y * (u - l) + l
 
+# %% ../nbs/12_capp.ipynb #9a899f02
 @njit(cache=True)
 def _inputs(v, mode, lo, hi):
     out = np.empty(v.size)
     for j in range(v.size): out[j] = report_input(v[j], mode, lo, hi)
     return out
 
+# %% ../nbs/12_capp.ipynb #20c4735d
 @njit(cache=True)
 def _outputs(y, mode, l, u):
     out = np.empty(y.size)
@@ -403,6 +431,7 @@ def draw_reports(x, kind, r1, r2, noise, y):
         elif kind == _SR: y[j] = sr_report(x[j], r1, r2, noise[j])
         else: y[j] = x[j] + noise[j]
 
+# %% ../nbs/12_capp.ipynb #42ab1ff6
 def draw_noise(kind, rng, K: int, N: int, scale: float):
     "The noise of K reports of N users in one call of the Generator, row r for report r: the numbers the vectorised randomizers draw in K calls (a Generator fills an array in order)."
     if kind == _SW or kind == _PM: return rng.random((K, 2 * N))        # per report: N first uniforms, then N second
@@ -422,6 +451,7 @@ class ReportPort(Port):
     def book_units(self, t, kk, users):
         if self.books is not None: self.books.spend(t, kk * self.mech.unit, users)
 
+# %% ../nbs/12_capp.ipynb #299ad543
 @njit(cache=True)
 def _port_report(pid, v):
     with objmode(y="float64[:]"):
@@ -504,6 +534,7 @@ def _check_smooth(smooth):
     if smooth not in SMOOTH_MODES: raise _bad("smooth", smooth, f"one of {SMOOTH_MODES}")
     return smooth
 
+# %% ../nbs/12_capp.ipynb #a18f7e32
 class _NumericLDPRun:
     "The run every CAPP method shares: a timestamp's values checked and mapped to [0, 1], then step, finish and run, each through the method's compiled step (`_steps`)."
     def _next_t(self) -> int:
@@ -606,6 +637,7 @@ def _pattern(L: int, n_s):
     rep[slots] = True; seg[slots] = first
     return rep, seg
 
+# %% ../nbs/12_capp.ipynb #9f00c660
 @functools.lru_cache(maxsize=1024)
 def _schedule(T: int, Lq: int, n_s, acc_window, feedback: bool, eps: float, w: int, strict: bool):
     "(report slots of T slots, budget per report, ledger window, a run's pattern, a cut last run's pattern): a function of the configuration alone, remembered (a grid starts one configuration many times; the arrays are read-only)."
@@ -618,6 +650,7 @@ def _schedule(T: int, Lq: int, n_s, acc_window, feedback: bool, eps: float, w: i
 
 _bounds = functools.lru_cache(maxsize=1024)(capp_bounds)   # CAPP's [l, u] at a run's budget, remembered
 
+# %% ../nbs/12_capp.ipynb #359d18f1
 @functools.lru_cache(maxsize=1024)
 def _randomizer_params(base: str, eps: float):
     "The compiled step's (r1, r2) for a randomizer at budget eps: SW's (b, p), PM's and SR's (z, C), Laplace's scale 2/eps."
@@ -812,61 +845,73 @@ class SWDirect(PPMechanism):
     "SW-direct: every slot reported with SW at eps/w, no feedback (the paper's naive baseline)."
     name, default_smooth = "SW-direct", None
 
+# %% ../nbs/12_capp.ipynb #20b83ccf
 @register
 class IPP(PPMechanism):
     "IPP (Sec. III-C): the previous slot's deviation x[t-1] - x'[t-1] added to x_t before SW."
     name, feedback, acc_default = "IPP", "app", 1
 
+# %% ../nbs/12_capp.ipynb #40b43b10
 @register
 class APP(PPMechanism):
     "APP (Algorithm 1): the deviations accumulated since the run's start added to x_t, clipped to [0, 1], before SW."
     name, feedback = "APP", "app"
 
+# %% ../nbs/12_capp.ipynb #9e1b376f
 @register
 class CAPP(PPMechanism):
     "CAPP (Algorithm 2): APP with x_t + D clipped to [l, u] = [T, 1 - T] (Eq. 11, corrected sign) and mapped to [0, 1] for SW."
     name, feedback = "CAPP", "capp"
 
+# %% ../nbs/12_capp.ipynb #e3afcb95
 @register
 class Sampling(PPMechanism):
     "Sampling (Sec. V baseline): SW on segment means, n_s segments per run (Eq. 12), eps over the reports of a window."
     name, sampling = "Sampling", True
 
+# %% ../nbs/12_capp.ipynb #aa65ef31
 @register
 class APPS(PPMechanism):
     "APP-S (Algorithm 3 with APP): APP on the segment means, each replicated over its segment."
     name, feedback, sampling = "APP-S", "app", True
 
+# %% ../nbs/12_capp.ipynb #9e1df661
 @register
 class CAPPS(PPMechanism):
     "CAPP-S (Algorithm 3 with CAPP): CAPP on the segment means, [l, u] from Eq. (11) at the per-report budget."
     name, feedback, sampling = "CAPP-S", "capp", True
 
+# %% ../nbs/12_capp.ipynb #fa2500d9
 @register
 class ToPL(PPMechanism):
     "ToPL as the authors ran it: PM applied directly at eps/w per slot on [-1, 1] (not Wang et al.'s ToPL)."
     name, base = "ToPL", "PM"
 
+# %% ../nbs/12_capp.ipynb #04a8c699
 @register
 class PMAPP(PPMechanism):
     "PM-APP (Fig. 9): APP's feedback around the Piecewise Mechanism on [-1, 1]."
     name, base, feedback = "PM-APP", "PM", "app"
 
+# %% ../nbs/12_capp.ipynb #2b97565f
 @register
 class LaplaceDirect(PPMechanism):
     "Laplace-direct (Fig. 9): v + Lap(2/(eps/w)) on [-1, 1] at every slot."
     name, base = "Laplace-direct", "Laplace"
 
+# %% ../nbs/12_capp.ipynb #0fca633c
 @register
 class LaplaceAPP(PPMechanism):
     "Laplace-APP (Fig. 9): APP's feedback around the Laplace mechanism on [-1, 1]."
     name, base, feedback = "Laplace-APP", "Laplace", "app"
 
+# %% ../nbs/12_capp.ipynb #4a733043
 @register
 class SRDirect(PPMechanism):
     "SR-direct (Fig. 9): Duchi et al.'s stochastic rounding (+-C, unbiased) at every slot."
     name, base = "SR-direct", "SR"
 
+# %% ../nbs/12_capp.ipynb #4eb28163
 @register
 class SRAPP(PPMechanism):
     "SR-APP (Fig. 9): APP's feedback around stochastic rounding on [-1, 1]."
@@ -882,24 +927,28 @@ def _basw_params(unit: float, w: int):
     tb.flags.writeable = tp.flags.writeable = False
     return sw_params(unit)[:2], (tb, tp)
 
+# %% ../nbs/12_capp.ipynb #aa4d61ca
 @njit(cache=True)
 def _port_sw(pid, v, eps):
     with objmode(y="float64[:]"):
         y = PORTS[pid].sw(v, eps)
     return y
 
+# %% ../nbs/12_capp.ipynb #c05f2750
 @njit(cache=True)
 def _port_sw_units(pid, v, kk):
     with objmode(y="float64[:]"):
         y = PORTS[pid].sw_units(v, kk)
     return y
 
+# %% ../nbs/12_capp.ipynb #765c06c6
 @njit(cache=True)
 def _port_book_units(pid, t, kk, users):
     if pid >= 0:
         with objmode():
             PORTS[pid].book_units(t, kk, users)
 
+# %% ../nbs/12_capp.ipynb #f424b1f3
 @njit(cache=True)
 def basw_steps(Z, t0, T, rng, pid, py_draws,              # slots t0, t0 + 1, ... of the values in [0, 1] (users x slots); T (0: online); the noise
                last, lpub, kpub, raw, units, means, n_pub,  # state: each user's last release, last publication slot and units; outputs
@@ -998,6 +1047,7 @@ class APPDoubleBudget(APP):
     name = "APPDoubleBudget"
     def _perturb(self, v): return randomize("SW", np.clip(v, 0.0, 1.0), 2 * self.eps_report, self._rng)
 
+# %% ../nbs/12_capp.ipynb #be543a1f
 class APPNoClip(APP):
     "Broken on purpose (not registered): feeds x_t + D to SW unclipped, so its input leaves [0, 1] and the band moves out of SW's range."
     name = "APPNoClip"

@@ -21,20 +21,24 @@ def paper_id(path) -> str | None:
     m = PAPER_RE.match(Path(path).name)
     return f"{int(m.group(1)):03d}" if m else None
 
+# %% ../nbs/30_cli.ipynb #462cd1c5
 def has_parameters_cell(path) -> bool:
     "True when the notebook has a code cell tagged `parameters` (papermill injects after it)."
     nb = json.loads(Path(path).read_text(encoding="utf-8"))
     return any(c.get("cell_type") == "code" and "parameters" in c.get("metadata", {}).get("tags", []) for c in nb.get("cells", []))
 
+# %% ../nbs/30_cli.ipynb #b0f4cbdc
 def _match(path, paper):
     return paper is None or paper.lower() in Path(path).stem.lower() or paper == paper_id(path)
 
+# %% ../nbs/30_cli.ipynb #2ded1d06
 def _report_of_paper(p: Path, allnb: list) -> bool:
     "A paper's report is its `1N_<paper>_repro.ipynb` (grids, figures, claims); a paper notebook without one is its own report."
     if paper_id(p) is None: return False
     if p.stem.endswith("_repro"): return True
     return not any(q.stem.endswith("_repro") and paper_id(q) == paper_id(p) for q in allnb)
 
+# %% ../nbs/30_cli.ipynb #449e9a38
 def find_notebooks(nbs_dir="nbs", paper: str | None = None, foundation: bool = False) -> list[Path]:
     "Report notebooks: each paper's reproduction notebook and the cross-paper ones with a parameters cell (all foundation notebooks with one if no paper notebook exists, or with `foundation`)."
     nbs_dir = Path(nbs_dir)
@@ -58,6 +62,7 @@ def forward_stderr(fd: int, drop: bytes = KERNEL_TCP_WARNING, to: int = 2) -> No
         for line in pipe:
             if drop not in line: os.write(to, line)
 
+# %% ../nbs/30_cli.ipynb #219b8db4
 def quiet_kernel_manager():
     "jupyter_client's AsyncKernelManager whose kernels' standard error passes through `forward_stderr`: all but the TCP warning."
     import threading
@@ -206,6 +211,7 @@ def _plain_md(s: str) -> str:
     "Markdown inline text as plain text: code spans and emphasis marks dropped, whitespace folded."
     return " ".join(re.sub(r"`([^`]*)`", r"\1", s).replace("**", "").split())
 
+# %% ../nbs/30_cli.ipynb #b2eb110c
 def _citation(text: str) -> dict | None:
     "Authors, title and venue of a citation at the start of `text` (`A, B and C, *Title*, VENUE 2025` or `..., \"Title\" (VENUE 2025)`)."
     m = _CITED.match(" ".join(text.split()))
@@ -216,6 +222,7 @@ def _citation(text: str) -> dict | None:
     return dict(authors=_plain_md(authors), paper=_plain_md(m.group("t1") or m.group("t2")),
                 venue=_plain_md((v.group("v1") or v.group("v2")) if v else ""))
 
+# %% ../nbs/30_cli.ipynb #cd920892
 def notebook_info(path) -> dict:
     """What a notebook says about itself in its first markdown cell: `title` (its `# heading`), `description` (the `> line`)
     and, for a paper notebook, the paper: `authors`, `paper` (the paper's title) and `venue`, each "" where the notebook
@@ -248,11 +255,13 @@ def split_directives(source: str) -> tuple[dict, str]:
         i += 1
     return found, "\n".join(lines[i:]) if found else source
 
+# %% ../nbs/30_cli.ipynb #a49b02a1
 def _false(v) -> bool: return str(v).strip().lower() in ("false", "no", "0")
 
 CALLOUT = re.compile(r"^:::+\s*\{\.callout-(\w+)[^}]*\}[ \t]*\n(?:#+[ \t]*(.*?)\n)?(.*?)^:::+[ \t]*$", re.M | re.S)
 CALLOUT_ICONS = {"warning": "⚠", "caution": "⚠", "important": "❗", "note": "ℹ", "tip": "💡"}
 
+# %% ../nbs/30_cli.ipynb #8bae8b70
 def callouts_as_quotes(md: str) -> str:
     "Quarto callouts (`::: {.callout-warning}` / `## title` / text / `:::`) as Markdown block quotes with a bold title."
     def quote(m):
@@ -263,6 +272,7 @@ def callouts_as_quotes(md: str) -> str:
 
 SOURCE_LINK = re.compile(r'(?P<line>^[ \t]*)?\[(?P<text>[^\]]*)\]\((?P<url>[^()\s]*)\)\{(?P<attrs>[^{}]*)\}(?(line)[ \t]*$)', re.M)
 
+# %% ../nbs/30_cli.ipynb #d6bdbf8b
 def source_links_as_html(md: str) -> str:
     """show_doc's Pandoc link `[source](url){target="_blank" style=...}` as HTML (nbconvert's Markdown has no attribute
     syntax and shows it as text): on a line of its own, a `<div>` with the style around an `<a>` with the target (an
@@ -277,6 +287,7 @@ def source_links_as_html(md: str) -> str:
         return f'<div class="wn-source"{style}><a href="{url}"{target}>{html.escape(m.group("text"))}</a></div>'
     return SOURCE_LINK.sub(a, md)
 
+# %% ../nbs/30_cli.ipynb #9948b5c1
 def report_notebook(nb, title: str | None = None):
     "A copy of an executed notebook as its report shows it: nbdev directives obeyed and removed, static outputs only, titled `title` (default: its first heading)."
     import copy
@@ -503,6 +514,7 @@ def at_least(minimum: int, why: str = ""):
     whole.__name__ = f"whole number >= {minimum}"
     return whole
 
+# %% ../nbs/30_cli.ipynb #bac804dd
 class ReportParam(argparse.Action):
     "`-p KEY VALUE` of `reproduce`, refused at parse time when KEY has a lower bound in REPORT_PARAM_MIN that VALUE breaks."
     def __call__(self, parser, namespace, values, option_string=None):
@@ -514,12 +526,14 @@ class ReportParam(argparse.Action):
                 raise argparse.ArgumentError(self, f"{key} {text} is not allowed: {key} must be a whole number >= {lo} ({why})")
         setattr(namespace, self.dest, [*(getattr(namespace, self.dest) or []), values])
 
+# %% ../nbs/30_cli.ipynb #b872d5d7
 def folder_problem(path, flag: str) -> str | None:
     "Why the folder `path` (given as `flag`) cannot be read: missing or a file; None when it can."
     p = Path(path)
     if p.is_dir(): return None
     return f"{flag} {path}: " + ("is a file, not a folder" if p.exists() else "no such folder")
 
+# %% ../nbs/30_cli.ipynb #7fdf7b82
 def output_problem(path, flag: str) -> str | None:
     "Why the file `path` (given as `flag`) cannot be written: a folder, or its folder missing or not writable; None when it can."
     p = Path(path)
@@ -528,14 +542,17 @@ def output_problem(path, flag: str) -> str | None:
     if not os.access(p.parent, os.W_OK | os.X_OK) or p.exists() and not os.access(p, os.W_OK): return f"{flag} {path}: not writable"
     return None
 
+# %% ../nbs/30_cli.ipynb #cd733e04
 def terminal_width(default: int = 100) -> int:
     "The terminal's width in columns ($COLUMNS first), `default` when the output is not a terminal."
     return shutil.get_terminal_size((default, 24)).columns
 
+# %% ../nbs/30_cli.ipynb #61ad54c9
 def _ellipsis() -> str:
     try: "…".encode(sys.stdout.encoding or "ascii"); return "…"
     except (UnicodeEncodeError, LookupError): return "..."
 
+# %% ../nbs/30_cli.ipynb #ada73538
 def shorten(text, width: int, breaks: str = " ", from_end: bool = False) -> str:
     "`text` on one line, cut to at most `width` characters at a word boundary (a character of `breaks`), with an ellipsis where it was cut (at the start with `from_end`)."
     text, e = " ".join(str(text).split()), _ellipsis()
@@ -546,6 +563,7 @@ def shorten(text, width: int, breaks: str = " ", from_end: bool = False) -> str:
     if cut and cut[-1] not in breaks and text[len(cut)] not in breaks and last > 0: cut = cut[:last]   # a word cut in two: drop it
     return cut.rstrip(" ,;:") + e
 
+# %% ../nbs/30_cli.ipynb #afa982cb
 def fit_table(rows, columns: list[str], width: int | None = None, shrink=(), paths=()) -> str:
     "`rows` under `columns` as a left-aligned table at most `width` wide (the terminal's): the `shrink` and `paths` columns, widest first, are cut (`paths` at a `/`, keeping the end)."
     width = terminal_width() if width is None else width

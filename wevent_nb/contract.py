@@ -36,8 +36,10 @@ def _file_module(path: Path):
     cloudpickle.register_pickle_by_value(mod)    # no other process can import it by name: its classes travel by value
     return mod
 
+# %% ../nbs/31_your_mechanism.ipynb #ae86fd5b
 def _is_file(source: str) -> bool: return source.endswith(".py") or "/" in source or "\\" in source
 
+# %% ../nbs/31_your_mechanism.ipynb #9d41a53a
 def load_mechanism(spec: str) -> type:
     "The Mechanism class `spec` names: 'MODULE:CLASS' (an importable module), 'PATH.py:CLASS' (a Python file anywhere, imported from its path) or a registered name."
     text = str(spec).strip()
@@ -64,6 +66,7 @@ def load_mechanism(spec: str) -> type:
         raise ValueError(f"mechanism {text!r}: {what} in {source}; the Mechanism classes it defines: {', '.join(there) or 'none'}")
     return cls
 
+# %% ../nbs/31_your_mechanism.ipynb #e43b0670
 def build_mechanism(cls: type, eps, w, params: dict | None = None) -> Mechanism:
     "`cls(eps=eps, w=w, **params)`; a parameter the constructor does not take is refused with the ones it does (the constructor validates the values)."
     sig, params = inspect.signature(cls).parameters, dict(params or {})
@@ -94,17 +97,20 @@ def _check_histogram(g, T: int, d: int) -> np.ndarray:
     x[3 * T // 4, ~large] += 300.0
     return np.maximum(0.0, x).round()
 
+# %% ../nbs/31_your_mechanism.ipynb #5abf0db9
 def _check_scalar(g, T: int, lo: float, hi: float) -> np.ndarray:
     "Values (T,) in [lo, hi]: small ones (the lowest 6%) for T/3, the middle for T/6, then spread over the whole domain."
     a, b = T // 3, T // 2
     span = hi - lo
     return np.concatenate([lo + g.uniform(0, 0.06 * span, a), np.full(b - a, lo + span / 2), g.uniform(lo, hi, T - b)]).round()
 
+# %% ../nbs/31_your_mechanism.ipynb #2f999ee4
 def _check_categories(g, N: int, T: int, d: int) -> np.ndarray:
     "Values (N, T) in [0, d): most users at category 0 for the first half (90%), then uniform: a stable stretch, then a shift."
     first = np.where(g.random((N, T // 2)) < 0.9, 0, g.integers(0, d, (N, T // 2)))
     return np.concatenate([first, g.integers(0, d, (N, T - T // 2))], 1)
 
+# %% ../nbs/31_your_mechanism.ipynb #ce8ab197
 def check_stream(kind: str, seed: int = 0, eps: float = CHECK_EPS, w: int = CHECK_W):
     "A stream of `kind` (CHECK_T timestamps) shaped to reach the mechanisms' branches (see BRANCHES): histograms of CHECK_D[seed % 2] bins; personalized users declare (eps, w) (the first CHECK_FEW) or (2 eps, w)."
     g = np.random.default_rng(seed)
@@ -123,18 +129,22 @@ def diagnostics(rel) -> dict:
     if callable(getattr(rel, "secret_diagnostics", None)): out.update(rel.secret_diagnostics())
     return out
 
+# %% ../nbs/31_your_mechanism.ipynb #a2b45db0
 def _series(rel, key) -> np.ndarray:
     "The diagnostic `key` as an array (empty when the release has none)."
     v = diagnostics(rel).get(key)
     return np.array([]) if v is None else np.asarray(v)
 
+# %% ../nbs/31_your_mechanism.ipynb #8c44faa3
 def _decisions(rel, what) -> bool: return bool(np.any(_series(rel, "decision") == what))
 
+# %% ../nbs/31_your_mechanism.ipynb #e2dd093c
 def _window_full(rel) -> bool:
     "Some account's fullest window holds its eps (to rounding)."
     led = rel.ledger
     return bool(np.any(led.max_window_spend() >= led.eps * (1 - 1e-9)))
 
+# %% ../nbs/31_your_mechanism.ipynb #cc79bbd5
 def _svt(rel, above: bool) -> bool:
     "An SVT query answered above (a publication) or below (a copy): DSAT's `compared` with `published`, SPAS's step kinds."
     cmp = _series(rel, "compared").astype(bool)
@@ -143,6 +153,7 @@ def _svt(rel, above: bool) -> bool:
     pub = np.asarray(rel.published, bool)
     return bool(np.any(cmp & (pub if above else ~pub)))
 
+# %% ../nbs/31_your_mechanism.ipynb #db37089d
 def _fewer(rel, key, than) -> bool:
     "Some timestamp where the diagnostic `key` is below `than` (a number or another diagnostic's name); False when either is missing."
     a, b = _series(rel, key), (_series(rel, than) if isinstance(than, str) else np.asarray(than))
@@ -214,6 +225,7 @@ def declared_branches(m) -> tuple:
     out = BRANCHES.get(getattr(m, "name", ""), GENERIC_BRANCHES)
     return out + (("tau below the domain",) if getattr(m, "truncation", False) is True else ())
 
+# %% ../nbs/31_your_mechanism.ipynb #c2931a09
 def branches_reached(m, releases) -> dict:
     "For each declared branch of `m`: whether any of `releases` shows it."
     return {b: any(bool(BRANCH_DETECTORS[b](r)) for r in releases) for b in declared_branches(m)}
@@ -223,6 +235,7 @@ def _one_line(e: BaseException, width: int = 200) -> str:
     s = " ".join(f"{type(e).__name__}: {e}".split())
     return s if len(s) <= width else s[:width - 3] + "..."
 
+# %% ../nbs/31_your_mechanism.ipynb #d98b957d
 def _books(m) -> tuple:
     fullest = 0.0
     for seed in (0, 1):
@@ -230,12 +243,14 @@ def _books(m) -> tuple:
         fullest = max(fullest, float(np.max(rel.ledger.max_window_spend(), initial=0.0)))
     return "pass", f"Release.check() on 2 streams of T={CHECK_T}; the fullest window holds {fullest:.4g} of eps {m.eps:g}", fullest
 
+# %% ../nbs/31_your_mechanism.ipynb #846d18b8
 def _noise(m) -> tuple:
     if (why := NOISE_COVERED.get(m.name) or NOISE_COVERED.get(m.stream_kind)): return "skip", why, np.nan
     fn = NOISE_CHECKS[m.stream_kind]
     r = fn(m, check_stream(m.stream_kind, 1, m.eps, m.w), seed=NOISE_SEED)
     return "pass", f"{fn.__name__}: {r['draws']} draw(s), the eps they imply booked at every timestamp", float(np.max(r["implied"], initial=0.0))
 
+# %% ../nbs/31_your_mechanism.ipynb #7f301d19
 def _branches(m) -> tuple:
     "The declared branches the books' streams reached: the same streams and seeds, run unchecked (an overspend is the books' row to report)."
     reached = branches_reached(m, [m.run(check_stream(m.stream_kind, seed, m.eps, m.w), rng=seed, check=False) for seed in (0, 1)])
@@ -243,11 +258,13 @@ def _branches(m) -> tuple:
     if not missing: return "pass", f"all {n} reached on the books' streams: {', '.join(reached)}", 1.0
     return "partial", f"not reached: {', '.join(missing)} ({n - len(missing)} of {n} reached)", (n - len(missing)) / n
 
+# %% ../nbs/31_your_mechanism.ipynb #922dfce3
 def _audit(m, runs: int, seed: int) -> tuple:
     a = audit(m, n_runs=runs, rng=seed)
     return ("pass" if a.passed else "FAIL", f"lower bound {a.eps_lower_bound:.3g} {'<=' if a.passed else '>'} claimed {a.claimed:g} "
             f"({runs} runs per side; pair: {a.pair})", a.eps_lower_bound)
 
+# %% ../nbs/31_your_mechanism.ipynb #d5215d32
 def check_mechanism(mechanism,                # a Mechanism instance (checked as built), a Mechanism class, or a spec for `load_mechanism`
                     params: dict | None = None,   # a class's or spec's parameters besides eps and w
                     eps: float = CHECK_EPS,   # a class's or spec's budget
@@ -281,6 +298,7 @@ class MechanismRef:
 
 _PARAM_SPLIT = re.compile(r",(?=[^,]*=)")   # a comma before a `name=`: the commas inside a list value stay
 
+# %% ../nbs/31_your_mechanism.ipynb #33004ae0
 def mechanism_entry(text: str) -> tuple[str, MechanismRef, dict]:
     "`(label, MechanismRef, params)` from 'SPEC[:k=v,...]' (SPEC as `load_mechanism` takes it; values parsed by `core.parse_value`), the label being the class's name with its params."
     from wevent_nb.validation import parse_value

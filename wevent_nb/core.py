@@ -329,6 +329,7 @@ def register(cls):
     if cls.__module__.startswith("wevent_nb."): _PACKAGE[key] = _REGISTRY[key]
     return cls
 
+# %% ../nbs/00_core.ipynb #bb86cdf1
 def _live(key: str) -> MechanismInfo | None:
     "The registered entry of `key`; a notebook's redefinition only while that notebook runs (a later notebook in the same process, whose `__main__` no longer holds the class, gets the package's class)."
     info = _REGISTRY.get(key)

@@ -43,16 +43,19 @@ def lns_probabilities(T: int = 800, p0: float = 0.05, sd: float = 0.0025, rng=No
         if not require_positive or p.min() > 0: return p
     raise RuntimeError(f"no LNS path with min p_t > 0 in {max_tries} tries (T={T}, p0={p0}, sd={sd}); lower sd or T")
 
+# %% ../nbs/02_data.ipynb #f7353bae
 def sin_probabilities(T: int = 800, A: float = 0.05, b: float = 0.01, h: float = 0.075, round_decimals: int | None = None) -> np.ndarray:
     "LDP-IDS / PBD-PBA Sin model p_t = A sin(b t) + h, t = 1..T (LDP-IDS Sec. 7.1.1, PBD/PBA Sec. 5.1)."
     p = A * np.sin(b * np.arange(1, check_int(T, "T", minimum=1) + 1)) + h
     return _check_p(p if round_decimals is None else np.round(p, check_int(round_decimals, "round_decimals", minimum=0)), "Sin")
 
+# %% ../nbs/02_data.ipynb #88515fee
 def log_probabilities(T: int = 800, A: float = 0.25, b: float = 0.01, round_decimals: int | None = None) -> np.ndarray:
     "LDP-IDS / PBD-PBA Log model p_t = A / (1 + exp(-b t)), t = 1..T (LDP-IDS Sec. 7.1.1, PBD/PBA Sec. 5.1)."
     p = A / (1.0 + np.exp(-b * np.arange(1, check_int(T, "T", minimum=1) + 1)))
     return _check_p(p if round_decimals is None else np.round(p, check_int(round_decimals, "round_decimals", minimum=0)), "Log")
 
+# %% ../nbs/02_data.ipynb #023122d6
 def _check_p(p, model):
     if not np.all(np.isfinite(p)) or p.min() < 0 or p.max() > 1:
         raise ValueError(f"the {model} parameters give probabilities outside [0, 1] (range {p.min():.4g}..{p.max():.4g})")
@@ -64,16 +67,19 @@ def _check_prob_seq(p, name="p") -> np.ndarray:
     if p.size < 1 or p.min() < 0 or p.max() > 1: raise ValueError(f"{name} must be a non-empty sequence of probabilities in [0, 1]")
     return p
 
+# %% ../nbs/02_data.ipynb #e419010a
 def _check_model(model):
     if model not in ("exact", "bernoulli"): raise ValueError(f"model={model!r} is not allowed: model must be 'exact' (LDP-IDS) or 'bernoulli' (PBD/PBA)")
     return model
 
+# %% ../nbs/02_data.ipynb #856d05e8
 def binary_aggregate(p, N: int, rng=None, model: str = "exact", name: str = "") -> CategoricalAggregate:
     "Histogram (N - k_t, k_t) of a binary population: k_t = round(p_t N) (LDP-IDS Sec. 7.1.1) or Bin(N, p_t) (PBD/PBA Sec. 5.1)."
     p, N, model = _check_prob_seq(p), check_int(N, "N", minimum=1), _check_model(model)
     k = np.rint(p * N).astype(np.int64) if model == "exact" else as_rng(rng).binomial(N, p).astype(np.int64)
     return CategoricalAggregate(np.stack([N - k, k], axis=1), name)
 
+# %% ../nbs/02_data.ipynb #8f355a6e
 def binary_population(p, N: int, rng=None, model: str = "exact", name: str = "") -> CategoricalPopulation:
     "Per-user binary values (N x T): round(p_t N) random users hold 1 (LDP-IDS Sec. 7.1.1) or each holds 1 w.p. p_t (PBD/PBA Sec. 5.1)."
     p, N, model, rng = _check_prob_seq(p), check_int(N, "N", minimum=1), _check_model(model), as_rng(rng)
@@ -96,6 +102,7 @@ def _probabilities(model, T, rng, require_positive, **kw):
     if m == "log": return log_probabilities(T, **kw)
     raise ValueError(f"model={model!r} is not allowed: model must be one of LNS/TLNS, Sin, Log")
 
+# %% ../nbs/02_data.ipynb #fe049add
 def ldp_ids_synthetic(model: str = "LNS", N: int = 200_000, T: int = 800, rng=None, aggregate: bool = True,
                       require_positive: bool = True, **params):
     "LDP-IDS (Sec. 7.1.1) binary stream: CategoricalAggregate, or CategoricalPopulation if not aggregate."
@@ -104,6 +111,7 @@ def ldp_ids_synthetic(model: str = "LNS", N: int = 200_000, T: int = 800, rng=No
     name = f"LDP-IDS {model} (N={N}, T={T})"
     return binary_aggregate(p, N, ru, "exact", name) if aggregate else binary_population(p, N, ru, "exact", name)
 
+# %% ../nbs/02_data.ipynb #153ef6fa
 def pbd_synthetic(model: str = "TLNS", N: int = 10_000, T: int = 10_000, rng=None, aggregate: bool = False, **params):
     "PBD/PBA (Sec. 5.1) Bernoulli binary stream: CategoricalPopulation, or CategoricalAggregate."
     rp, ru = spawn_rngs(rng, 2)
@@ -118,12 +126,14 @@ def budget_levels(eps: float = 0.6, step: float = 0.2, top: float = 1.0) -> np.n
     lv = np.round(np.arange(eps, top + 1e-9, check_positive(step, "step")), 10)
     return lv if lv.size else np.array([eps])
 
+# %% ../nbs/02_data.ipynb #1eea9f04
 def window_levels(w: int = 120, step: int = 40) -> np.ndarray:
     "The personalized window set {step, 2 step, ..., <= w} of PBD/PBA Table 3 (just {w} when w < step)."
     w, step = check_w(w), check_int(step, "step", minimum=1)
     lv = np.arange(step, w + 1, step)
     return lv if lv.size else np.array([w])
 
+# %% ../nbs/02_data.ipynb #b81296ad
 def personalized_params(N: int, eps: float = 0.6, w: int = 120, rng=None, scheme: str = "groups", n_groups: int = 10,
                         eps_levels=None, w_levels=None) -> tuple[np.ndarray, np.ndarray]:
     "Per-user (eps_i, w_i) of PBD/PBA (Sec. 5.2, Table 3): 10 id-ordered groups (the authors' artifact) or i.i.d."
@@ -139,6 +149,7 @@ def personalized_params(N: int, eps: float = 0.6, w: int = 120, rng=None, scheme
     sizes = np.diff(np.linspace(0, N, g + 1).round().astype(np.int64))
     return np.repeat(rng.choice(el, g), sizes), np.repeat(rng.choice(wl, g), sizes).astype(np.int64)
 
+# %% ../nbs/02_data.ipynb #52a6a569
 def two_type_params(N: int, o: float, vary: str = "eps") -> tuple[np.ndarray, np.ndarray]:
     "PBD/PBA Figs. 12-13 (Sec. 5.5): first round(oN) users get eps=1.0 (vary='eps') or w=40 (vary='w'); others (0.6, 120)."
     N, o = check_int(N, "N", minimum=1), check_fraction(o, "o", closed=True)
@@ -149,11 +160,13 @@ def two_type_params(N: int, o: float, vary: str = "eps") -> tuple[np.ndarray, np
     else: raise ValueError(f"vary={vary!r} is not allowed: vary must be 'eps' or 'w'")
     return e, w
 
+# %% ../nbs/02_data.ipynb #3f800d30
 def personalized_population(pop, eps_i, w_i, name: str | None = None) -> PersonalizedPopulation:
     "Attach per-user (eps_i, w_i) to a CategoricalPopulation (PBD/PBA's personalized stream)."
     if not isinstance(pop, CategoricalPopulation): raise TypeError(f"pop must be a CategoricalPopulation, got {type(pop).__name__}")
     return PersonalizedPopulation(pop.values, pop.d, eps_i, w_i, pop.name if name is None else name)
 
+# %% ../nbs/02_data.ipynb #05d3f5b4
 def pbd_personalized_synthetic(model: str = "TLNS", N: int = 10_000, T: int = 10_000, eps: float = 0.6, w: int = 120,
                                rng=None, scheme: str = "groups", **params) -> PersonalizedPopulation:
     "PBD/PBA (Secs. 5.1-5.2) synthetic binary stream with the default personalized (eps_i, w_i) assignment."
@@ -170,14 +183,17 @@ def _spas_mix(T, d, hi, rng, name, to_int):
     x = np.vstack([rng.integers(1, hi + 1, size=(h, d)), np.rint(g) if to_int == "round" else np.floor(g)])
     return HistogramStream(np.maximum(x, 0).astype(float), name)  # N(1000, 10^2) is > 0 with probability 1 - 1e-200
 
+# %% ../nbs/02_data.ipynb #9ad5bb11
 def spas_syn1(T: int = 10_000, rng=None) -> HistogramStream:
     "SPAS Synthetic1 (Table 2): i.i.d. integers uniform on 1..200, d = 1."
     return HistogramStream(as_rng(rng).integers(1, 201, size=(check_int(T, "T", minimum=1), 1)).astype(float), "SPAS Syn1")
 
+# %% ../nbs/02_data.ipynb #12932aac
 def spas_syn2(T: int = 10_000, rng=None, to_int: str = "round") -> HistogramStream:
     "SPAS Synthetic2 (Table 2): uniform 1..1000, then round(N(1000, 10^2)) from T/2 on, d = 1."
     return _spas_mix(T, 1, 1000, rng, "SPAS Syn2", to_int)
 
+# %% ../nbs/02_data.ipynb #dfff3571
 def spas_syn3(T: int = 10_000, d: int = 10, rng=None, to_int: str = "round") -> HistogramStream:
     "SPAS Synthetic3 (Table 2): per bin uniform 1..10000, then round(N(1000, 10^2)), d = 10."
     return _spas_mix(T, check_int(d, "d", minimum=1), 10_000, rng, "SPAS Syn3", to_int)
@@ -187,16 +203,19 @@ def capp_constant(T: int = 1000, value: float = 0.1) -> NumericPopulation:
     "CAPP Fig. 11 Constant stream x_t = 0.1 (Sec. VI-D)."
     return NumericPopulation(np.full((1, check_int(T, "T", minimum=1)), check_fraction(value, "value", closed=True)), name="CAPP Constant")
 
+# %% ../nbs/02_data.ipynb #00625de6
 def capp_pulse(T: int = 1000, period: int = 5) -> NumericPopulation:
     "CAPP Fig. 11 Pulse stream x_t = 1 if t mod 5 == 0 else 0, t = 1..T (Sec. VI-D)."
     t = np.arange(1, check_int(T, "T", minimum=1) + 1)
     return NumericPopulation((t % check_int(period, "period", minimum=1) == 0).astype(float)[None, :], name="CAPP Pulse")
 
+# %% ../nbs/02_data.ipynb #bb495d50
 def capp_sinusoidal(T: int = 1000, period: float = 20.0) -> NumericPopulation:
     "CAPP Fig. 11 Sinusoidal stream x_t = 0.5 + 0.5 sin(2 pi t / P), P = 20 (the paper gives no formula: P is this implementation's choice)."
     t = np.arange(1, check_int(T, "T", minimum=1) + 1)
     return NumericPopulation(np.clip(0.5 + 0.5 * np.sin(2 * np.pi * t / check_positive(period, "period")), 0, 1)[None, :], name="CAPP Sinusoidal")
 
+# %% ../nbs/02_data.ipynb #9f540f42
 def capp_sin_data(d: int = 5, T: int = 1000, phases=None) -> NumericPopulation:
     "CAPP Fig. 10 Sin-data: row k = 0.5 + 0.5 sin(2 pi (k/100) t + phi_k), k = 1..d (the paper gives no formula: this is a choice)."
     d, T = check_int(d, "d", minimum=1), check_int(T, "T", minimum=1)
@@ -321,6 +340,7 @@ def benchmark_periodic(name: str, rng=None, **overrides) -> HistogramStream:
     if bad: raise ValueError(f"overrides {sorted(bad)} are not allowed: give arguments of periodic_stream other than rng and name")
     return periodic_stream(**(kw | overrides), rng=rng, name=name)
 
+# %% ../nbs/02_data.ipynb #8428e4a0
 def list_generated() -> pd.DataFrame:
     "The generated data set families (list_datasets lists the files): one row per preset of BENCHMARK_PERIODIC."
     return pd.DataFrame([dict(name=n, function="benchmark_periodic", paper="w-event benchmark (PVLDB 2023)", **p)
@@ -336,6 +356,7 @@ def _drift_path(T, d, drift, rng):
     e = np.exp(z - z.max(1, keepdims=True))
     return e / e.sum(1, keepdims=True)
 
+# %% ../nbs/02_data.ipynb #86191e76
 def markov_population(N: int, T: int, d: int, stay: float = 0.9, drift: float = 0.05, rng=None, aggregate: bool = False,
                       name: str = "", pi=None):
     "Seeded sticky-Markov stand-in for an unobtainable real set: CategoricalPopulation, or its exact CategoricalAggregate."
@@ -360,6 +381,7 @@ def markov_population(N: int, T: int, d: int, stay: float = 0.9, drift: float = 
         cur = cur.copy(); cur[m] = rusers.choice(d, int(m.sum()), p=pi[t]); v[:, t] = cur
     return CategoricalPopulation(v, d, name)
 
+# %% ../nbs/02_data.ipynb #d3527141
 def standin(name: str, rng=None, aggregate: bool = False, **overrides):
     "Stand-in with the (N, T, d) of an unobtainable real set in STANDINS (overrides: N, T, d, stay, drift); labelled 'stand-in'."
     if name not in STANDINS: raise ValueError(f"name={name!r} is not allowed: name must be one of {sorted(STANDINS)}")
@@ -392,6 +414,7 @@ ENV_VAR = "WEVENT_NB_DATA"
 class ChecksumMismatch(ValueError):
     "A data file's sha256 differs from the registry's (corrupted, truncated or a different version)."
 
+# %% ../nbs/02_data.ipynb #095e860e
 def cache_dir() -> Path:
     "The per-user download cache: $XDG_CACHE_HOME/wevent_nb, default ~/.cache/wevent_nb."
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
@@ -404,6 +427,7 @@ def data_home(path=None) -> Path:
     env = os.environ.get(ENV_VAR)
     return Path(env).expanduser() if env else cache_dir()
 
+# %% ../nbs/02_data.ipynb #d45060b7
 def _search_dirs(path=None) -> list[Path]:
     if path is not None: return [Path(path).expanduser()]
     env = os.environ.get(ENV_VAR)
@@ -463,16 +487,19 @@ class ShiftedHistogramStream(HistogramStream):
     @property
     def signed(self) -> np.ndarray: return self.counts - self.offset
 
+# %% ../nbs/02_data.ipynb #3094efb6
 def shift_offset(signed) -> float:
     "The offset that makes signed data counts: minus the minimum where it is negative, else 0."
     return max(0.0, -float(np.min(signed)))
 
+# %% ../nbs/02_data.ipynb #f83a9c31
 def histogram_stream(signed, name: str = "") -> HistogramStream:
     "Signed data as a stream: a HistogramStream when no value is negative, else a ShiftedHistogramStream by `shift_offset`."
     a = check_array(signed, "signed", ndim=(1, 2), dtype=float)
     off = shift_offset(a) if a.size else 0.0
     return HistogramStream(a, name) if off == 0 else ShiftedHistogramStream(a + off, name, offset=off)
 
+# %% ../nbs/02_data.ipynb #ba299e7f
 def signed_counts(stream) -> np.ndarray:
     "The data a histogram stream stands for: `signed` of a ShiftedHistogramStream, else `counts`."
     return stream.signed if isinstance(stream, ShiftedHistogramStream) else stream.counts
@@ -481,6 +508,7 @@ def signed_counts(stream) -> np.ndarray:
 def _csv(path, skiprows=0, header=None, **kw) -> pd.DataFrame:
     return pd.read_csv(path, skiprows=skiprows, header=header, encoding="utf-8-sig", skipinitialspace=True, **kw)
 
+# %% ../nbs/02_data.ipynb #7fec17b2
 def _length(a, period, length):
     if length is None: return a
     base = a[:period] if period else a
@@ -490,6 +518,7 @@ def _length(a, period, length):
     n = check_int(length, "length", minimum=1)
     return np.concatenate([base] * -(-n // len(base)))[:n]
 
+# %% ../nbs/02_data.ipynb #7d22b802
 def _hist(a, name, negatives="clip", raw=False):
     a = np.asarray(a, dtype=float)
     if a.ndim == 1: a = a[:, None]
@@ -507,26 +536,32 @@ def _hist(a, name, negatives="clip", raw=False):
 def _read_ilinet_table(path) -> pd.DataFrame:
     return _csv(path, skiprows=1, header=0, na_values=["X"])
 
+# %% ../nbs/02_data.ipynb #62cae9bb
 def _read_spas_ilinet(path, info, column="ILITOTAL", length=None, raw=False):
     df = _read_ilinet_table(path)
     if column not in df.columns: raise ValueError(f"column={column!r} is not allowed: ILINet columns are {list(df.columns)}")
     return _hist(_length(df[column].to_numpy(float), info.period, length), f"SPAS {info.short}", raw=raw)
 
+# %% ../nbs/02_data.ipynb #22798b2b
 def _read_spas_death(path, info, column="NUM INFLUENZA DEATHS", length=None, raw=False):
     df = _csv(path, header=0, usecols=[column])  # other columns hold text such as '> 100%'
     return _hist(_length(df[column].to_numpy(float), info.period, length), f"SPAS {info.short}", raw=raw)
 
+# %% ../nbs/02_data.ipynb #ef03add0
 def _read_value_column(path, info, length=None, raw=False):
     df = _csv(path, header=0)
     return _hist(_length(df.iloc[:, 1].to_numpy(float), info.period, length), f"SPAS {info.short}" if info.short else info.name, raw=raw)
 
+# %% ../nbs/02_data.ipynb #cbc72164
 def _read_matrix_skip1(path, info, length=None, raw=False, negatives="clip"):
     a = _csv(path, skiprows=1).dropna(axis=1, how="all").to_numpy(float)
     return _hist(_length(a, info.period, length), f"SPAS {info.short}" if info.short else info.name, negatives, raw)
 
+# %% ../nbs/02_data.ipynb #bddf67fd
 def _read_spas_ret(path, info, length=None, raw=False, negatives="shift"):
     return _read_matrix_skip1(path, info, length, raw, negatives)  # SPAS keeps Retail's negative values (returns)
 
+# %% ../nbs/02_data.ipynb #5e75b410
 def _read_matrix(path, info, raw=False, negatives="clip", columns=None):
     df = _csv(path, header=0 if info.name == "outpatient" else None)
     if columns is not None: df = df[list(columns)] if all(isinstance(c, str) for c in columns) else df.iloc[:, list(columns)]
@@ -539,14 +574,17 @@ def _scalar(v, info, hi, raw):
     hi = float(v.max()) if hi is None else float(hi)
     return ScalarStream(v, 0.0, hi, f"Delay {info.short}")
 
+# %% ../nbs/02_data.ipynb #7e43f254
 def _read_delay_lines(path, info, artifact=False, hi=None, raw=False):
     v = _csv(path).iloc[:, 0].to_numpy(float)
     return _scalar(v[2:] if artifact else v, info, hi, raw)
 
+# %% ../nbs/02_data.ipynb #c776869f
 def _read_delay_unemployment(path, info, artifact=False, hi=None, raw=False):
     v = _csv(path, header=0).iloc[:, 1].to_numpy(float)
     return _scalar(v[1:] if artifact else v, info, hi, raw)
 
+# %% ../nbs/02_data.ipynb #10350d7c
 def _read_delay_outpatient(path, info, artifact=False, hi=None, raw=False, column="TOTAL PATIENTS"):
     df = _read_ilinet_table(path)
     if not artifact: df = df.drop_duplicates(["YEAR", "WEEK"], keep="first")
@@ -663,6 +701,7 @@ def _verify(path: Path, info: DatasetInfo):
                                f"truncated or a different version: delete it and fetch it again (download=True, source {info.download_url or info.url}), "
                                f"or pass verify=False to read it anyway")
 
+# %% ../nbs/02_data.ipynb #30a285f8
 def fetch(name: str, data_home=None, url: str | None = None, verify: bool = True, force: bool = False) -> Path:
     "Download a data set's file (url, else its download_url, else its source url) into `data_home` (default: the cache)."
     info = get_dataset_info(name)
@@ -687,6 +726,7 @@ def fetch(name: str, data_home=None, url: str | None = None, verify: bool = True
     tmp.replace(dest)
     return dest
 
+# %% ../nbs/02_data.ipynb #215dfe60
 def dataset_path(name: str, data_home=None, download: bool = False, verify: bool = True, url: str | None = None) -> Path:
     "The verified local path of a data set's file; fetch it if `download`, else raise FileNotFoundError saying where it looked."
     info = get_dataset_info(name)
@@ -703,11 +743,13 @@ def dataset_path(name: str, data_home=None, download: bool = False, verify: bool
                             + f", then set {ENV_VAR} to the folder holding {info.file} (or pass data_home=...), "
                             f"or call load({info.name!r}, download=True) to fetch it into {data_home or cache_dir()}. Licence: {info.licence}")
 
+# %% ../nbs/02_data.ipynb #5af46a4e
 def load(name: str, data_home=None, download: bool = False, verify: bool = True, url: str | None = None, **opts):
     "Load a real data set as the stream kind its paper uses (see DATASETS and each reader's options)."
     info = get_dataset_info(name)
     return info.reader(dataset_path(info.name, data_home, download, verify, url), info, **opts)
 
+# %% ../nbs/02_data.ipynb #11506f20
 def list_datasets(data_home=None) -> pd.DataFrame:
     "The registry of files as a table: name, papers, file, available, path, url, licence, kind, description (generated families: list_generated)."
     rows = []
@@ -728,6 +770,7 @@ def _counts_of(x) -> np.ndarray:
     c = x.counts if hasattr(x, "counts") else x
     return check_counts(c, "counts", ndim=2)
 
+# %% ../nbs/02_data.ipynb #d67da498
 def scale_counts(counts, N: int | None = None) -> np.ndarray:
     "Scale each row of a T x d histogram stream to N users by largest-remainder rounding (N=None: rows must share one integer total)."
     c = _counts_of(counts)
@@ -747,10 +790,12 @@ def scale_counts(counts, N: int | None = None) -> np.ndarray:
     rank = np.empty_like(order); np.put_along_axis(rank, order, np.broadcast_to(np.arange(d), (T, d)), axis=1)
     return (fl + (rank < rem[:, None])).astype(np.int64)
 
+# %% ../nbs/02_data.ipynb #625d6858
 def expand_to_aggregate(counts, N: int | None = None, name: str = "") -> CategoricalAggregate:
     "A histogram stream as a CategoricalAggregate of N users (largest-remainder scaling), without materialising users."
     return CategoricalAggregate(scale_counts(counts, N), name or getattr(counts, "name", ""))
 
+# %% ../nbs/02_data.ipynb #9692bb69
 def expand_to_users(counts, N: int | None = None, rng=None, name: str = "") -> CategoricalPopulation:
     "N pseudo-users (N x T) whose histogram at every t is `counts` scaled to N; users keep their value where possible."
     n = scale_counts(counts, N)

@@ -135,6 +135,7 @@ class BatchDraws:
         if self.units is not None and np.any(self.next != self.end):
             raise RuntimeError(f"batches drew {self.next - (self.end - self.sizes)} of their declared {self.sizes} draws")
 
+# %% ../nbs/14_delay.ipynb #5cefe487
 def as_draws(rng) -> BatchDraws:
     "A BatchDraws, or a generator wrapped to draw where the draws are used."
     return rng if isinstance(rng, BatchDraws) else BatchDraws(rng)
@@ -142,6 +143,7 @@ def as_draws(rng) -> BatchDraws:
 # %% ../nbs/14_delay.ipynb #93a7be09
 def _svt_threshold_noise(rng, scale, size): return rng.laplace(0.0, scale, size)
 
+# %% ../nbs/14_delay.ipynb #395e0aff
 def _svt_query_noise(rng, scale, size): return rng.laplace(0.0, scale, size)
 
 GROUPING_SITES = ("_svt_threshold_noise", "_svt_query_noise")    # the draw sites of the grouping kernels (their noise roles)
@@ -175,10 +177,12 @@ class _SVTParams(NamedTuple):
     b_q: np.ndarray
     per_test: bool = False
 
+# %% ../nbs/14_delay.ipynb #4ea0cb2d
 def _svt_params(eps_g, theta, sens, calib, per_test=False) -> _SVTParams:
     "The grouping SVT's record: noise scales 2 calib sens / eps_g (threshold) and 4 calib sens / eps_g (query) per batch; calib: dev_sens_factor (Algorithm 6) or 2w - 1 (Algorithm 2)."
     return _SVTParams(float(theta), 2 * calib * sens / eps_g, 4 * calib * sens / eps_g, per_test)
 
+# %% ../nbs/14_delay.ipynb #ef06cc1b
 class _ReleaseParams(NamedTuple):
     "The group release kernel's parameters, read by name: each batch's Laplace scale, noise on group sums (reduce) or on points, the median smoother."
     scale: np.ndarray
@@ -290,6 +294,7 @@ def discontinuous_grouping(Y, mask, eps_g, theta, sens, w, rng, threshold="per_g
 # %% ../nbs/14_delay.ipynb #1df38134
 def _release_noise(rng, scale, size): return rng.laplace(0.0, scale, size)
 
+# %% ../nbs/14_delay.ipynb #014117e7
 @njit(cache=True)
 def _release_groups(Y, labels, p, units, nxt, rng, pid):
     "release_groups batch after batch: each batch's draws (one per member), its group sums in member order from 0, then sum / size."
@@ -345,6 +350,7 @@ def _pair_grid(w, lo_t, hi_t, rule):
     t = np.arange(lo_t, hi_t)
     return t, t[:, None] - 1 - np.arange(w if rule == "paper" else w - 1)
 
+# %% ../nbs/14_delay.ipynb #e4fe5d69
 def comporder_pairs(T, w, lo_t, hi_t, rule="paper"):
     "The compared pairs (i, t) whose later element t lies in [lo_t, hi_t): i = t-1-k for k < w (paper: w successors; artifact: w-1)."
     t, i = _pair_grid(w, lo_t, hi_t, rule)
@@ -382,6 +388,7 @@ def _read_order_into(up, greater, ks, lo_t):
             i = t - 1 - ks[c]
             up[r, c] = greater[i, ks[c]] if i >= 0 else True
 
+# %% ../nbs/14_delay.ipynb #07301693
 def _read_order(greater, w, lo_t, hi_t, rule):
     "The bits Algorithm 4 reads for each t in [lo_t, hi_t), one row per t in the rule's reading order (paper: t-1 down to t-w; artifact: t-w+1 up to t-2); True before the stream."
     ks = np.arange(w) if rule == "paper" else np.arange(w - 2, 0, -1)
@@ -389,6 +396,7 @@ def _read_order(greater, w, lo_t, hi_t, rule):
     _read_order_into(up, greater, ks.astype(np.int64), lo_t)
     return up
 
+# %% ../nbs/14_delay.ipynb #9ad24611
 def _next_true(flags) -> list:
     "For each position, the first position at or after it where `flags` is True (len(flags) if none)."
     n = len(flags)
@@ -473,6 +481,7 @@ def bucket_of(y, m, n_b) -> np.ndarray:
     "0-based bucket of each value: floor(y / m), the domain's top value in the last bucket."
     return np.minimum(np.floor(np.asarray(y, float) / m).astype(np.int64), n_b - 1)
 
+# %% ../nbs/14_delay.ipynb #27f33fb1
 def bucorder_draws(rng, n, n_b, eps_g, scale, alt=None) -> tuple:
     "The draws of batches of n values (scale: each batch's Laplace scale), batch after batch: GRR's (keep or not; the alternatives from `alt` if given), then min(n, n_b) Laplace draws, one per bucket it can fill."
     n = np.asarray(n)
@@ -486,6 +495,7 @@ def bucorder_draws(rng, n, n_b, eps_g, scale, alt=None) -> tuple:
     cat = lambda parts, dt: np.concatenate(parts) if parts else np.zeros(0, dt)
     return cat(keep, bool), cat(other, np.int64), cat(z, float)
 
+# %% ../nbs/14_delay.ipynb #ecab32d9
 def _monotone_sums(S, size, j, bat, m):
     """The authors' post-processing of a batch's noisy bucket sums S (buckets j in ascending order within each batch bat):
     a bucket whose lower neighbour j - 1 is filled takes at least that neighbour's processed sum, then every sum is clipped
@@ -1200,6 +1210,7 @@ class DiscontinHalfNoise(DiscontinReduce):
     name = "DiscontinHalfNoise"
     def _process(self, Y, mask, sens, eps_p, ahead=None): return super()._process(Y, mask, sens / 2, eps_p, ahead)
 
+# %% ../nbs/14_delay.ipynb #4e2e8414
 class CompOrderHalfQuery(CompOrder):
     "Deliberately wrong: its order comparisons draw half the noise Theorem 2 needs, booked as if they did not (not registered)."
     name = "CompOrderHalfQuery"

@@ -46,6 +46,7 @@ def pairwise_sum(a, lo, n):
     "np.add.reduce(a[lo:lo + n]) for a contiguous float64 array `a`, bit for bit: one block, or numpy's halving recursion (`halving_sum`)."
     return block_sum(a, lo, n) if n <= PAIRWISE_BLOCK else halving_sum(a, lo, n)
 
+# %% ../nbs/07_engine.ipynb #11be61de
 @njit(cache=True)
 def halving_sum(a, lo, n):
     "numpy's sum of a[lo:lo + n] for n > PAIRWISE_BLOCK: its halving recursion, run on an explicit stack (numba cannot cache a recursive function); a function of its own, so a short sum does not set up the stack."
@@ -69,6 +70,7 @@ def halving_sum(a, lo, n):
             top += 2
     return sums[0]
 
+# %% ../nbs/07_engine.ipynb #e8257fe1
 @njit(cache=True)
 def mean_abs_diff(x, y):
     "np.mean(np.abs(x - y)) for 1-D float64 arrays, bit for bit (one bin: |x - y|)."
@@ -85,6 +87,7 @@ def window_sum(ring, lo, t):
     n = ring.shape[0] // 2
     return pairwise_sum(ring, lo % n, t - lo) if t > lo else 0.0
 
+# %% ../nbs/07_engine.ipynb #48b20ff2
 @njit(cache=True)
 def ring_set(ring, t, v):
     "Write v as entry t of the doubled ring `ring` (both copies)."
@@ -123,18 +126,21 @@ class Port:
     def afford(self, t, amount):
         if self._afford is not None: self._afford(t, amount)
 
+# %% ../nbs/07_engine.ipynb #8ee2c781
 @njit(cache=True)
 def _port_laplace(pid, scale, n, site):
     with objmode(z="float64[:]"):
         z = PORTS[pid].laplace(scale, n, site)
     return z
 
+# %% ../nbs/07_engine.ipynb #3a4cb5ed
 @njit(cache=True)
 def lap(rng, pid, scale, site):
     "One Laplace(scale) draw: from `rng` in compiled code (pid < 0), else through port pid, filed under `site`."
     if pid < 0: return rng.laplace(0.0, scale)
     return _port_laplace(pid, scale, 1, site)[0]
 
+# %% ../nbs/07_engine.ipynb #d189fca0
 @njit(cache=True)
 def lap_add(x, rng, pid, scale, site):
     "x + rng.laplace(0.0, scale, x.size): one draw per entry, in order (through port pid when pid >= 0)."
@@ -147,6 +153,7 @@ def lap_add(x, rng, pid, scale, site):
         for j in range(n): out[j] = x[j] + z[j]
     return out
 
+# %% ../nbs/07_engine.ipynb #0fed5c14
 @njit(cache=True)
 def uniform(rng, pid, lo, hi):
     "One rng.uniform(lo, hi) draw (through port pid when pid >= 0)."
@@ -155,6 +162,7 @@ def uniform(rng, pid, lo, hi):
         u = PORTS[pid].uniform(lo, hi)
     return u
 
+# %% ../nbs/07_engine.ipynb #f5a520a0
 @njit(cache=True)
 def spend(pid, t, amount):
     "Book `amount` at t through port pid (an online run's books: may refuse, before the draw it pays for); no port: nothing (the batch books come from the step's spent series)."
@@ -162,6 +170,7 @@ def spend(pid, t, amount):
         with objmode():
             PORTS[pid].book(t, amount)
 
+# %% ../nbs/07_engine.ipynb #c181fe18
 @njit(cache=True)
 def afford(pid, t, amount):
     "Refuse the step at t through port pid unless its window can pay `amount`, the most it may spend (online books); no port: nothing."

@@ -54,6 +54,7 @@ class Cell(NamedTuple):
     @property
     def seed(self) -> int: return seed_from_key(self.dataset, self.mechanism, tuple(sorted(self.all_params.items())), self.rep)
 
+# %% ../nbs/20_experiments.ipynb #2ddb1bed
 def stream_signature(stream) -> str:
     "A hash of a stream object's data (its pickle): equal streams, equal signatures; what a store adds to a cell's key."
     return hashlib.sha256(pickle.dumps(stream, protocol=5)).hexdigest()[:16]
@@ -148,6 +149,7 @@ def _reads_release(fn) -> bool:
 
 _READS_RELEASE: dict = {}   # metric -> _reads_release(metric): a grid calls a few metrics once a cell, their signatures are read once
 
+# %% ../nbs/20_experiments.ipynb #a1d08ff5
 def _call_metric(fn, release, truth) -> float:
     try: wants = _READS_RELEASE[fn]
     except KeyError:
@@ -157,6 +159,7 @@ def _call_metric(fn, release, truth) -> float:
     v = fn(release.estimates, truth, release=release) if wants else fn(release.estimates, truth)
     return float(v)
 
+# %% ../nbs/20_experiments.ipynb #dee0002d
 def run_cell(cell: Cell, stream, spec, metrics: list, truth) -> dict:
     "Run one cell: build the mechanism, release with the cell's seed, check the ledger, score the metrics; ledger_ok only when the books pass and a derivation covers the configuration."
     mech = make_mechanism(spec, cell.all_params)
@@ -303,6 +306,7 @@ def _store_problem(path: str, e: Exception) -> str:
 def _sortable(v):
     return (0, v, "") if isinstance(v, numbers.Real) and not isinstance(v, bool) else (1, 0, json.dumps(v))
 
+# %% ../nbs/20_experiments.ipynb #48e3ce4e
 def _record_order(r):
     return (r["dataset"], r["mechanism"], tuple((k, _sortable(v)) for k, v in sorted(r["params"].items())), r["rep"])
 
@@ -321,12 +325,14 @@ def _alive(pid: int) -> bool:
     except PermissionError: return True            # running, as another user
     return True
 
+# %% ../nbs/20_experiments.ipynb #1fbe751a
 def _claim_gone(host: str, pid: int, claimed: float, now: float) -> str | None:
     "Why a claim's owner is taken to be gone, or None while it may still be computing."
     if host == socket.gethostname() and not _alive(pid): return f"its process {pid} on this host no longer runs"
     if now - claimed > CLAIM_LEASE: return f"its claim was not renewed for {now - claimed:.0f} s (CLAIM_LEASE is {CLAIM_LEASE:.0f} s)"
     return None
 
+# %% ../nbs/20_experiments.ipynb #0c37908b
 class _Claims:
     "One run_grid call's claims on a shared store, under one owner (host, pid, a random token): take, renew, wait, release."
     def __init__(self, store: ResultStore, progress: bool):
@@ -392,6 +398,7 @@ class LedgerCheckFailed(PrivacyBudgetExceeded):
         Exception.__init__(self, f"{len(failures)} cell(s) failed ledger.check() (recorded in the results), e.g. "
                                  f"{f['dataset']}/{f['mechanism']} rep {f['rep']}: {f['ledger_error']}")
 
+# %% ../nbs/20_experiments.ipynb #f7f0d3a8
 class _Job:
     "Everything a worker needs, sent once: streams, truths, mechanism specs and metrics."
     def __init__(self, streams, truths, mechanisms, metrics):
@@ -412,12 +419,14 @@ class _Job:
 
 _WORKER: dict = {"path": None, "job": None}
 
+# %% ../nbs/20_experiments.ipynb #fbb00fb9
 def _task(path: str, cells: list) -> list:
     "Worker entry point: load the job file once per process, then run a chunk of cells."
     if _WORKER["path"] != path:
         with open(path, "rb") as f: _WORKER.update(job=pickle.load(f), path=path)
     return _WORKER["job"].run_many(cells)
 
+# %% ../nbs/20_experiments.ipynb #1ad85c98
 def _dump_job(job) -> str:
     fd, path = tempfile.mkstemp(prefix="wevent_nb_job_", suffix=".pkl")
     try:
@@ -441,11 +450,13 @@ def dask_client(address: str):
     except ImportError: raise ImportError(f"the Dask scheduler {address!r} needs dask.distributed: pip install -e '.[dask]'") from None
     return Client(address, timeout=CONNECT_TIMEOUT)
 
+# %% ../nbs/20_experiments.ipynb #e433e84a
 def _client_of(executor):
     "The Dask client behind `client.get_executor()`, else None (distributed is not imported unless in use)."
     cfe = sys.modules.get("distributed.cfexecutor")
     return executor._client if cfe is not None and isinstance(executor, cfe.ClientExecutor) else None
 
+# %% ../nbs/20_experiments.ipynb #904b4a55
 def _dask_task(job: _Job, cells: list) -> list:
     "Dask worker entry point: the scheduler gives each worker the scattered job once, then a chunk of cells per task."
     return job.run_many(cells)
@@ -466,6 +477,7 @@ def chunk_size(n_cells: int, workers: int) -> int:
     "Cells per task: one task per cell costs a round trip each (about a millisecond on Dask), as much as a small cell's run."
     return max(1, min(CHUNK_MAX, n_cells // (CHUNKS_PER_WORKER * workers)))
 
+# %% ../nbs/20_experiments.ipynb #57d508ae
 def _submit(job: _Job, cells: list[Cell], executor) -> tuple[dict, str | None]:
     "Submit the cells in chunks: `({future: [cells]}, the temporary job file or None)`. Threads share the job, Dask scatters it, processes read it from a file."
     k = chunk_size(len(cells), n_workers(executor))
@@ -488,6 +500,7 @@ def _own_executor(executor, n_cells: int):
         return client.get_executor(), client
     return process_pool(min(executor if isinstance(executor, int) else (os.cpu_count() or 1), n_cells)), None
 
+# %% ../nbs/20_experiments.ipynb #da275502
 def _execute(job: _Job, cells: list[Cell], executor, progress: bool):
     "Yield `(cell, record)` as cells finish, or `(cell, exception)` for a cell that raised."
     from tqdm.auto import tqdm
@@ -525,6 +538,7 @@ class CellsFailed(RuntimeError):
         super().__init__(f"{len(failures)} cell(s) raised and were not stored (the other cells ran; a re-run retries these), e.g. "
                          f"{failures['cell'].iloc[0]}: {failures['error'].iloc[0]}")
 
+# %% ../nbs/20_experiments.ipynb #ffbc28c7
 def _failure(cell: Cell, e: Exception) -> dict:
     "A failed cell as a row of `CellsFailed.failures`, announced with a warning as it happens."
     where = f"{cell.dataset}/{cell.mechanism} {json.dumps(cell.all_params)} rep {cell.rep} (seed {cell.seed})"
@@ -538,6 +552,7 @@ import ast
 class UnguardedScript(RuntimeError):
     "run_grid would start worker processes from a script's top-level code outside `if __name__ == \"__main__\":`."
 
+# %% ../nbs/20_experiments.ipynb #18de3d35
 def _is_main_guard(test) -> bool:
     "Is `test` the `__name__ == '__main__'` comparison (either way round, or one term of an `and`)?"
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And): return any(_is_main_guard(v) for v in test.values)
@@ -546,6 +561,7 @@ def _is_main_guard(test) -> bool:
     return (any(isinstance(s, ast.Name) and s.id == "__name__" for s in sides)
             and any(isinstance(s, ast.Constant) and s.value == "__main__" for s in sides))
 
+# %% ../nbs/20_experiments.ipynb #a2454aa1
 def _unguarded_main_line() -> tuple[str, int] | None:
     "(script, line) if this call runs from top-level code of a `__main__` script that workers re-run, outside a main guard."
     main = sys.modules.get("__main__")
@@ -563,12 +579,14 @@ def _unguarded_main_line() -> tuple[str, int] | None:
                   for n in ast.walk(tree))
     return None if guarded else (os.path.abspath(path), line)
 
+# %% ../nbs/20_experiments.ipynb #35c46310
 def _starts_processes(executor, n_cells: int) -> bool:
     "Would `_execute` run these cells in worker processes that re-run `__main__` (not forked)?"
     if executor == "serial" or (executor is None and n_cells <= 1): return False
     if executor is None or isinstance(executor, int): return not os.environ.get(SCHEDULER_ENV)
     return isinstance(executor, ProcessPoolExecutor) and executor._mp_context.get_start_method() != "fork"
 
+# %% ../nbs/20_experiments.ipynb #52814638
 def _refuse_unguarded_script(executor, n_cells: int):
     "Raise `UnguardedScript` before any work if the workers would re-run the unguarded script that calls run_grid."
     where = _unguarded_main_line() if _starts_processes(executor, n_cells) else None
@@ -592,6 +610,7 @@ def _job(grid: Grid, cells: list, loaded: dict) -> _Job:
             loaded[k] = (s, np.asarray((grid.truth or default_truth)(s)))
     return _Job({k: loaded[k][0] for k in need}, {k: loaded[k][1] for k in need}, grid.mechanisms, list(grid.metrics))
 
+# %% ../nbs/20_experiments.ipynb #e7061060
 def run_grid(grid: Grid, store: ResultStore | str | Path | None = None, executor=None, progress: bool = True,
              on_ledger_fail: str = "raise") -> pd.DataFrame:
     "Run every cell of `grid` not yet in `store`; return the tidy results frame (one row per cell and metric)."
@@ -723,10 +742,12 @@ def check_cause(cause, name: str = "cause") -> str:
                          f"(e.g. 'stand-in data: Flu-states for Taxi/Power, section Fig. 8')")
     return cause
 
+# %% ../nbs/20_experiments.ipynb #7f4ed642
 def _check_in(v, allowed, name):
     if v not in allowed: raise ValueError(f"{name}={v!r} is not allowed: {name} must be one of {allowed}")
     return v
 
+# %% ../nbs/20_experiments.ipynb #15f257d7
 def verdict_reads(verdict: str, setting: str = "paper") -> str:
     "How `verdict` reads in `setting`: refuted/differs on a stand-in or a corrected algorithm read as in QUALIFIED; else the verdict itself."
     _check_in(verdict, VERDICTS, "verdict"); _check_in(setting, SETTINGS, "setting")
@@ -734,6 +755,7 @@ def verdict_reads(verdict: str, setting: str = "paper") -> str:
 
 _ROW_DEFAULTS = {"origin": "paper", "setting": "paper", "cause": ""}
 
+# %% ../nbs/20_experiments.ipynb #eff9b68d
 def claims_table(rows) -> pd.DataFrame:
     """DataFrame with columns claim, paper says, measured, tolerance, verdict, why (rows: dicts, e.g. from `claim_number`, or 6-tuples),
     and origin, setting, cause when any row has them (9-tuples, or dicts with those keys; a table written before them has none)."""
@@ -789,6 +811,7 @@ def reps_needed(ok) -> float:
 # %% ../nbs/20_experiments.ipynb #3e9d6eb3
 def _g(v) -> str: return f"{v:.4g}"
 
+# %% ../nbs/20_experiments.ipynb #07d0445f
 def _row(claim, paper_says, measured, tol, verdict, why, context, need=None, origin="paper", setting="paper", cause=None):
     """A claims row; `reps_needed` (not a table column) keeps an inconclusive row's power for `claim_group`. `cause` is kept
     only on a row not reproduced (a departure's cause); `origin`, `setting` and `cause` are checked against their vocabularies."""
@@ -874,6 +897,7 @@ def _direction(diffs, z, z_other=None):
     v = "reproduced" if m - k * se > 0 else "refuted" if m + k_o * se < 0 else "inconclusive"
     return v, n, m, sd, se, k, k_o
 
+# %% ../nbs/20_experiments.ipynb #78cf6759
 def _direction_reps(m, sd, z) -> float:
     "Repetitions after which a mean difference m with per-seed sd would be t(z) standard errors from 0."
     if sd == 0: return math.inf if m == 0 else 2
@@ -884,6 +908,7 @@ def _cell_z(x, zs) -> float:
     "The z a cell (a `_direction` tuple) is tested at on the side its mean lies: zs = (z holding, z the other way)."
     return zs[0] if x[2] > 0 else zs[1]
 
+# %% ../nbs/20_experiments.ipynb #8fc8f4d6
 def _reach(reach) -> int:
     "The most repetitions a follow-up may run: 2..REPS_REACH (a smoke run passes a few, to exercise its follow-ups cheaply)."
     return check_int(reach, "reach", minimum=2, maximum=REPS_REACH)
@@ -1078,11 +1103,13 @@ def show_claims(table, smoke: bool = False) -> ClaimsView:
 # %% ../nbs/20_experiments.ipynb #2af0fd8b
 def _md_cell(v) -> str: return str(v).replace("|", "\\|").replace("\n", " ")
 
+# %% ../nbs/20_experiments.ipynb #dce2c52b
 def _uncaused(table: pd.DataFrame) -> list:
     "The claims of a table with a cause column whose verdict is not reproduced and whose cause is empty."
     if "cause" not in table: return []
     return table.loc[(table["verdict"] != "reproduced") & (table["cause"].astype(str).str.strip() == ""), "claim"].tolist()
 
+# %% ../nbs/20_experiments.ipynb #76ec0f8f
 def write_claims(table: pd.DataFrame, path, title: str, command: str, seeds, scale: str, date: str | None = None,
                  causes_reviewed: bool = True) -> Path:
     """Write `table` to `path` (.md: provenance, verdict counts of the paper's claims and, apart, of our own readings, the table)
@@ -1109,6 +1136,7 @@ def write_claims(table: pd.DataFrame, path, title: str, command: str, seeds, sca
     table.to_csv(path.with_suffix(".csv"), index=False)
     return path.with_suffix(".md")
 
+# %% ../nbs/20_experiments.ipynb #e648f497
 def read_claims(path) -> pd.DataFrame:
     "The claims table written by `write_claims` (from its CSV)."
     p = Path(path).with_suffix(".csv")

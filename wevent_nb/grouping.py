@@ -43,12 +43,14 @@ def lap_vec(rng, pid, scales, site):
         z = PORTS[pid].laplace(scales, n, site)
     return z
 
+# %% ../nbs/09_bd_grouping.ipynb #4df9cfad
 @njit(cache=True)
 def group_bounds(d, g, i):
     "The slice [lo, hi) of `order` that group i holds: d // g bins each, the last group the rest (the benchmark's split)."
     size = d // g
     return i * size, (d if i == g - 1 else (i + 1) * size)
 
+# %% ../nbs/09_bd_grouping.ipynb #ff5b407f
 @njit(cache=True)
 def regroup(order, sq, period):
     "Sort the bins by the RMS of their releases over the last period (ties by bin number), into `order`; restart the sums."

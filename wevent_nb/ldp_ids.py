@@ -35,6 +35,7 @@ def _check_fo(fo) -> str:
     if key not in LDP_IDS_FOS: raise ValueError(f"fo={fo!r} is not allowed: fo must be one of {', '.join(map(repr, LDP_IDS_FOS))}")
     return key
 
+# %% ../nbs/10_ldp_ids.ipynb #9fe45d17
 def V(eps, n, d, fo="grr", approx=False):
     "Bin-averaged FO variance V(eps, n) over d values (+inf where n <= 0 or eps <= 0); `approx` drops the f-term (Eq. 31)."
     fo = _check_fo(fo)
@@ -164,20 +165,24 @@ _c_multinomial = types.ExternalFunction("wevent_nb_random_multinomial", types.vo
 _c_mvhg_marginals = types.ExternalFunction("wevent_nb_random_multivariate_hypergeometric_marginals",
                                            types.void(_P, _I, types.uintp, _P, _I, types.uintp, _P))  # (bitgen, total, d, colors, n, 1, out)
 
+# %% ../nbs/10_ldp_ids.ipynb #2d8a7c87
 def bitgen_address(rng) -> int:
     "The address of the bit generator behind `rng` (a numpy Generator): what the compiled draws take, so that they advance `rng` itself."
     return rng.bit_generator.ctypes.bit_generator.value
 
+# %% ../nbs/10_ldp_ids.ipynb #972b76c6
 @njit(cache=True)
 def _binomial(bg, bt, n, p):
     "rng.binomial(n, p): numpy's own sampler on the bit generator at address bg (bt: a binomial_t cache)."
     return _c_binomial(_ptr(bg), p, n, _ptr(bt.ctypes.data))
 
+# %% ../nbs/10_ldp_ids.ipynb #a9018bcc
 @njit(cache=True)
 def _hypergeometric(bg, good, bad, k):
     "rng.hypergeometric(good, bad, k): numpy's own sampler."
     return _c_hypergeometric(_ptr(bg), good, bad, k)
 
+# %% ../nbs/10_ldp_ids.ipynb #6642b936
 @njit(cache=True)
 def _multinomial(bg, bt, n, pvals):
     "rng.multinomial(n, pvals) for one n: numpy's own sampler (one binomial per value but the last)."
@@ -185,6 +190,7 @@ def _multinomial(bg, bt, n, pvals):
     _c_multinomial(_ptr(bg), n, _ptr(out.ctypes.data), _ptr(pvals.ctypes.data), pvals.size, _ptr(bt.ctypes.data))
     return out
 
+# %% ../nbs/10_ldp_ids.ipynb #d238e2b0
 @njit(cache=True)
 def _mv_hypergeometric(bg, colors, k):
     "rng.multivariate_hypergeometric(colors, k, method='marginals') for 1-D int64 colors: numpy's own sampler."
@@ -249,6 +255,7 @@ def fo_row_estimate(bg, bt, counts, n, kind, p, q, uniform):
     for k in range(d): out[k] = (c[k] / n - q) / pq
     return out
 
+# %% ../nbs/10_ldp_ids.ipynb #9bd96376
 class _SimReports(_SimData):
     "Frequency-oracle estimates from the reports of all users or of a group: perturbed per user, drawn exactly in aggregate mode."
     def __init__(self, N, d, mode, fo, rng):
@@ -327,6 +334,7 @@ def draw_counts(bg, left, k):
     for j in range(d): left[j] -= h[j]
     return h
 
+# %% ../nbs/10_ldp_ids.ipynb #196407be
 @njit(cache=True)
 def _pool_take(s, p, k, t, r, slot):
     "Take k users off the top of the stack (LIFO), as segment (r, slot) of the log: id blocks, nothing drawn."
@@ -343,6 +351,7 @@ def _pool_take(s, p, k, t, r, slot):
     p.segn[r, slot] = n - s[S_LOGN]
     s[S_LOGN], s[S_TOP] = n, top
 
+# %% ../nbs/10_ldp_ids.ipynb #fe6d1fb3
 @njit(cache=True)
 def _pool_give_back(s, p, r, slot):
     "Recycle segment (r, slot) into the pool: its blocks pushed in reverse, so that its first block is on top."
@@ -353,6 +362,7 @@ def _pool_give_back(s, p, r, slot):
         top += 1
     s[S_TOP] = top
 
+# %% ../nbs/10_ldp_ids.ipynb #95514107
 @njit(cache=True)
 def _pool_compact(s, p):
     "Online: drop the log's blocks of segments no longer out (given back), moving the others down in the order they were taken."
@@ -413,11 +423,13 @@ def _port(pid, op, t, i, x, y):
         r = PORTS[pid].call(op, t, i, x, y)
     return r
 
+# %% ../nbs/10_ldp_ids.ipynb #0162b6b8
 @njit(cache=True, inline="always")
 def _ask(pid, op, t, i=0, x=0.0, y=0.0):
     "_port with its arguments as one signature (int64, float64), so that it is compiled once."
     return _port(pid, op, t, np.int64(i), float(x), float(y))
 
+# %% ../nbs/10_ldp_ids.ipynb #9d8a8f0d
 @njit(cache=True)
 def _port_report(pid, t, slot, e):
     "The estimate from the reports of group `slot` (U1, U2 or ALL_USERS) at t with budget e, drawn on the Python side (port pid)."
@@ -425,6 +437,7 @@ def _port_report(pid, t, slot, e):
         est = PORTS[pid].report(t, slot, e)
     return est
 
+# %% ../nbs/10_ldp_ids.ipynb #5caa8601
 def _fo_params(fo_code, e, d):
     "(kind, p, q) of the oracle get_fo(fo, e, d) (fo: LDP_IDS_FOS[fo_code]), with primitives' own formulas but without get_fo's validation (a step asks for each new LBD budget)."
     name = LDP_IDS_FOS[fo_code]
@@ -432,6 +445,7 @@ def _fo_params(fo_code, e, d):
     p, q = fo_probabilities(name, e, d)
     return (OUE_KIND if name == "oue" else GRR_KIND), float(p), float(q)
 
+# %% ../nbs/10_ldp_ids.ipynb #d9d542a1
 @njit(cache=True)
 def _fo_of(fo_code, e, d):
     "(kind, p, q) of budget e, computed in Python: p and q take numpy's exp, which differs from the C library's (numba's) in the last bit for about 1 budget in 20."
@@ -449,6 +463,7 @@ def _V(fo_code, eps, n, d):
     if fo_code == FO_GRR: return (d - 2 + e) / (n * em1 * em1) + (d - 2) / (d * n * em1)
     return 4 * e / (n * em1 * em1) + 1 / (d * n)
 
+# %% ../nbs/10_ldp_ids.ipynb #1a3d1c56
 @njit(cache=True)
 def _mean_sq(a, b):
     "mean((a - b)**2) bit for bit as numpy: the squares, numpy's pairwise sum, divided by d."
@@ -466,28 +481,33 @@ def _charge(c, pid, o, t, ti, amount):
     if c.flags & ONLINE: _ask(pid, OP_CHARGE, t, x=amount)
     else: o.charged[ti] += amount
 
+# %% ../nbs/10_ldp_ids.ipynb #650cd778
 @njit(cache=True, inline="always")
 def _everyone(c, pid, bg, b, t, x, e, kind, pp, qq):
     "The estimate from all N users' reports at t with budget e (its oracle: kind, p, q)."
     if c.flags & (PER_USER | ONLINE): return _port_report(pid, t, ALL_USERS, e)
     return fo_row_estimate(bg, b.bt, x, c.N, kind, pp, qq, b.uniform)
 
+# %% ../nbs/10_ldp_ids.ipynb #74792f74
 @njit(cache=True, inline="always")
 def _copy(dst, src):
     "dst[:] = src for 1-D arrays (a loop: numba compiles it in a fraction of the time of slice assignment)."
     for k in range(src.size): dst[k] = src[k]
 
+# %% ../nbs/10_ldp_ids.ipynb #76d7ffdb
 @njit(cache=True, inline="always")
 def _take(c, s, pid, p, t, r, slot, k):
     "k users leave the pool at t as group `slot` (per user: sampled on the Python side; aggregate: blocks off the stack)."
     if c.flags & PER_USER: _ask(pid, OP_TAKE, t, slot, k)
     else: _pool_take(s, p, k, t, r, slot)
 
+# %% ../nbs/10_ldp_ids.ipynb #9e62e1f1
 @njit(cache=True, inline="always")
 def _book(c, pid, t, slot):
     "Book e_main (eps, allotted) for every user of group `slot` at t, before its reports are drawn (an aggregate batch run books its log at the end)."
     if c.flags & (PER_USER | ONLINE): _ask(pid, OP_BOOK, t, slot)
 
+# %% ../nbs/10_ldp_ids.ipynb #0d61c065
 @njit(cache=True, inline="always")
 def _group_estimate(c, pid, bg, b, t, slot, k):
     "The estimate from the reports (budget e_main: eps, allotted) of the k users of group `slot` at t (aggregate: their true counts drawn first)."
@@ -495,6 +515,7 @@ def _group_estimate(c, pid, bg, b, t, slot, k):
     h = draw_counts(bg, b.left, k)
     return fo_row_estimate(bg, b.bt, h, k, c.kind, c.pp, c.qq, b.uniform)
 
+# %% ../nbs/10_ldp_ids.ipynb #5dfc8854
 @njit(cache=True, inline="always")
 def _give_back(c, s, pid, p, j):
     "The users of timestamp j come back to the pool: U2's, then U1's on top (online: their log segments are dropped)."
@@ -508,18 +529,21 @@ def _give_back(c, s, pid, p, j):
     _pool_give_back(s, p, r, U1)
     if not c.batch: p.segn[r, U1], p.segn[r, U2], p.segt[r] = 0, 0, -1
 
+# %% ../nbs/10_ldp_ids.ipynb #d91b8515
 @njit(cache=True, inline="always")
 def _decide(c, pid, t, dis, err):
     "The publish rule: dis > err, or the subclass's own (through the port)."
     if c.flags & OWN_DECIDE: return _ask(pid, OP_DECIDE, t, x=dis, y=err) != 0.0
     return dis > err
 
+# %% ../nbs/10_ldp_ids.ipynb #db9dcdf0
 @njit(cache=True, inline="always")
 def _remaining(c, pid, t, spent):
     "LBD's remaining publication budget eps/2 - spent, or the subclass's own."
     if c.flags & OWN_REMAINING: return _ask(pid, OP_REMAINING, t, x=spent)
     return c.eps / 2 - spent
 
+# %% ../nbs/10_ldp_ids.ipynb #16cc4f8b
 @njit(cache=True, inline="always")
 def _returning(c, pid, t):
     "The timestamp whose users return at the end of step t: t - w + 1 (Alg. 3 line 19), or the subclass's own."
@@ -939,6 +963,7 @@ def _lbu_step(c, pid, bg, o, b, t, ti, x):
     _charge(c, pid, o, t, ti, c.e_main)
     _copy(b.prev, _everyone(c, pid, bg, b, t, x, c.e_main, c.kind, c.pp, c.qq))
 
+# %% ../nbs/10_ldp_ids.ipynb #a3d34349
 @njit(cache=True, inline="always")
 def _lsp_step(c, pid, bg, o, b, t, ti, x):
     "LSP at t: at t = 0, w, 2w, ... all users report with eps, allotted (booked first; a batch run books them at the end); a copy in between."
@@ -960,6 +985,7 @@ class LBU(LDPIDSMechanism):
         self._row0.update(decision="publish", eps2=self._e_main, n_reports=self._sim.N)
     def _end(self): return self._budget_ledger()
 
+# %% ../nbs/10_ldp_ids.ipynb #d6919153
 @register
 class LSP(LDPIDSMechanism):
     "LDP Sampling (Sec. 5.2.2): all users report with eps at t = 1, w+1, 2w+1, ...; copies in between."
@@ -984,6 +1010,7 @@ class _BudgetAdaptive(LDPIDSMechanism):
         self._row0.update(eps1=self._e1, n_reports=sim.N)
     def _end(self): return self._budget_ledger()
 
+# %% ../nbs/10_ldp_ids.ipynb #a7246b40
 @njit(cache=True, inline="always")
 def _dissimilarity_all(c, pid, bg, o, b, t, ti, x):
     "Budget division's first half at t: all users report with eps/(2w), allotted (charged first); dis of Eq. (4) against the last release."
@@ -992,6 +1019,7 @@ def _dissimilarity_all(c, pid, bg, o, b, t, ti, x):
     o.dis[ti] = dis
     return dis
 
+# %% ../nbs/10_ldp_ids.ipynb #c58879a8
 @njit(cache=True, inline="always")
 def _publish_all(c, pid, bg, o, b, t, ti, x, e2, kind, pp, qq):
     "A budget-division publication at t: all users report with e2 (charged first)."
@@ -1015,6 +1043,7 @@ def _lbd_step(c, pid, bg, o, b, t, ti, x):
         _publish_all(c, pid, bg, o, b, t, ti, x, e2, kind, pp, qq)
     b.e2ring[t % c.w] = o.eps2[ti]
 
+# %% ../nbs/10_ldp_ids.ipynb #96482ab4
 @njit(cache=True, inline="always")
 def _lba_step(c, s, pid, bg, o, b, t, ti, x):
     "LBA at t: dis; nullified while the last publication's absorbed units last; else k units of skipped budget, publish if dis > err."
@@ -1043,6 +1072,7 @@ class LBD(_BudgetAdaptive):
         return self.eps / 2 - spent_in_window
     def _own_rules(self) -> int: return super()._own_rules() | (OWN_REMAINING if self._overrides("_remaining", LBD) else 0)
 
+# %% ../nbs/10_ldp_ids.ipynb #073d0142
 @register
 class LBA(_BudgetAdaptive):
     "LDP Budget Absorption (Algorithm 2): publications absorb skipped units, then nullify as many timestamps."
@@ -1183,6 +1213,7 @@ def _lpd_size(c, s, b, t):
     npp = (c.half - win) // 2
     return npp if npp >= c.u_min else 0
 
+# %% ../nbs/10_ldp_ids.ipynb #d1251579
 @njit(cache=True, inline="always")
 def _lpa_size(c, s, t):
     "LPA's publication users at t: -1 (nullified) while the last publication's absorbed units last, else n1 times the k skipped units."
@@ -1202,6 +1233,7 @@ class LPD(_PopulationAdaptive):
     @property
     def params(self) -> dict: return {**super().params, "u_min": self.u_min}
 
+# %% ../nbs/10_ldp_ids.ipynb #e9abba0c
 @register
 class LPA(_PopulationAdaptive):
     "LDP Population Absorption (Algorithm 4): publications absorb skipped user units, then nullify as many timestamps."
@@ -1245,16 +1277,19 @@ def mse_lbu(eps, w, N, d, fo="grr"):
     "MSE of LBU: V(eps/w, N)."
     return V(check_eps(eps) / check_w(w), N, d, fo)
 
+# %% ../nbs/10_ldp_ids.ipynb #8642bf3f
 def mse_lpu(eps, w, N, d, fo="grr"):
     "MSE of LPU: V(eps, N/w) (the paper's; the sampling variance of a group is not included)."
     return V(check_eps(eps), N / check_w(w), d, fo)
 
+# %% ../nbs/10_ldp_ids.ipynb #705c35e4
 def mse_lsp(eps, w, N, d, c, fo="grr"):
     "MSE of LSP on the frequency stream c (L x d): V(eps, N) + mean squared drift from each window's sampling time."
     w, c = check_w(w), check_array(c, "c", ndim=2)
     l = (np.arange(c.shape[0]) // w) * w
     return float(V(check_eps(eps), N, d, fo) + np.mean((c - c[l]) ** 2))
 
+# %% ../nbs/10_ldp_ids.ipynb #fe8f15a4
 def mse_window_sum(method, eps, w, N, d, m, fo="grr"):
     "Eqs. (8)-(11): summed publication variance of m publications per window for 'LBD', 'LBA', 'LPD' or 'LPA'."
     eps, w = check_eps(eps), check_w(w)
@@ -1266,6 +1301,7 @@ def mse_window_sum(method, eps, w, N, d, m, fo="grr"):
     if method == "LPA": return float(m * V(eps, (w + m) * N / (4 * w * m), d, fo))
     raise ValueError(f"method={method!r} is not allowed: method must be one of 'LBD', 'LBA', 'LPD', 'LPA'")
 
+# %% ../nbs/10_ldp_ids.ipynb #7bd8de31
 def cfpu_theory(method, w, m=None):
     "The paper's CFPU of `method` (m publications per window for the adaptive methods)."
     w = check_w(w)
@@ -1294,21 +1330,25 @@ def mre_metric(est, true, release=None) -> float:
     from wevent_nb.metrics import mre_ldp_ids
     return mre_ldp_ids(est, true, N=release.info["N"])
 
+# %% ../nbs/10_ldp_ids.ipynb #1a43402c
 def cfpu_metric(est, true, release=None) -> float:
     "CFPU over all timestamps, from the release's reports per timestamp."
     return float(np.sum(release.info["n_reports"]) / (release.info["N"] * len(release.info["n_reports"])))
 
+# %% ../nbs/10_ldp_ids.ipynb #4e57f24a
 def cfpu_fullwin_metric(est, true, release=None) -> float:
     "CFPU over complete windows only (Table 2 prints exactly 1/w for LSP and LPU even where T is not a multiple of w)."
     from wevent_nb.metrics import cfpu_fullwin
     return cfpu_fullwin(release.info["n_reports"], release.info["N"], release.params["w"])
 
+# %% ../nbs/10_ldp_ids.ipynb #1f14f7e1
 def event_series(freq) -> np.ndarray:
     "Fig. 7's monitored scalar: the value-1 frequency for d = 2, else the mean category index sum_k k c[k] (Sec. 7.4's c_mean)."
     from wevent_nb.metrics import mean_category_index
     f = np.asarray(freq, float)
     return f[:, 1] if f.shape[1] == 2 else mean_category_index(f)
 
+# %% ../nbs/10_ldp_ids.ipynb #6eea681c
 def auc_metric(est, true, release=None) -> float:
     "Fig. 7: AUC of detecting t with s_t above 75% of its range, scored by the released series."
     from wevent_nb.metrics import event_auc

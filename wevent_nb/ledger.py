@@ -29,6 +29,7 @@ def to_quanta(amount):
     "Amounts >= 0 (a float or an array) as int64 quanta, rounded up (exact): an allotted amount books exactly its integer."
     return np.ceil(np.minimum(np.asarray(amount, dtype=float), _AMOUNT_CAP) * _PER_EPS).astype(np.int64)
 
+# %% ../nbs/00c_ledger.ipynb #bebcf392
 def _budget_quanta(eps) -> np.ndarray:
     "Budgets (floats <= EPS_MAX) in whole quanta, rounded down: a window of integer quanta is within eps exactly when it is within this."
     return np.floor(np.asarray(eps, dtype=float) * _PER_EPS).astype(np.int64)
@@ -49,6 +50,7 @@ def _concat_aranges(lo, hi):
     n = hi - lo
     return np.arange(int(n.sum()), dtype=np.int64) + np.repeat(lo - (np.cumsum(n) - n), n)
 
+# %% ../nbs/00c_ledger.ipynb #7defa8e6
 class _SegmentNames:
     "Names of a segment ledger's accounts, made on demand: segment i is named after its first account."
     def __init__(self, parent, bounds): self.parent, self.bounds = parent, bounds

@@ -32,6 +32,7 @@ def mae(est, true) -> float:
     e, t = _pair(est, true)
     return float(np.mean(np.abs(e - t)))
 
+# %% ../nbs/03_metrics.ipynb #ae72f61b
 def mse(est, true) -> float:
     "Mean squared error (1/n) Σ (est - true)² over all entries (LDP-IDS); zeros in `true` need no care."
     e, t = _pair(est, true)
@@ -111,6 +112,7 @@ def _rows(est, true):
     e, t = _pair(est, true, ndim=(1, 2))
     return (e[None, :], t[None, :]) if e.ndim == 1 else (e, t)
 
+# %% ../nbs/03_metrics.ipynb #4264a682
 def mse_mean(est, true) -> float:
     "CAPP's MSE of the mean: (mean(est) - mean(true))² per row (subsequence), averaged over rows; no division."
     e, t = _rows(est, true)
@@ -125,6 +127,7 @@ def cosine_similarity(est, true) -> float:
         s = np.where((ne > 0) & (nt > 0), np.sum(e * t, axis=1) / (ne * nt), np.nan)
     return float(np.mean(np.clip(s, -1.0, 1.0)))
 
+# %% ../nbs/03_metrics.ipynb #bb6a52f0
 def cosine_distance(est, true) -> float:
     "CAPP: 1 - u·v / (‖u‖ ‖v‖) per row, averaged over rows; NaN if a row of `est` or `true` is all zero."
     return 1.0 - cosine_similarity(est, true)
@@ -137,6 +140,7 @@ def wasserstein_w1(est, true) -> float:
     if e.size == 0 or t.size == 0: raise ValueError("est and true must be non-empty samples")
     return float(wasserstein_distance(e, t))
 
+# %% ../nbs/03_metrics.ipynb #430b339a
 def wasserstein_grid(est, true, K: int = 100, lo: float = 0.0, hi: float = 1.0) -> float:
     "CAPP Fig. 8 (grid form): Σ_k |F(x_k) - G(x_k)| over k = 1..K, with x_k = lo + k (hi - lo)/K and empirical CDFs F, G."
     e = check_array(est, "est", ndim=1, dtype=float); t = check_array(true, "true", ndim=1, dtype=float)
@@ -154,11 +158,13 @@ def _simplex(a):
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(s > 0, a / np.where(s > 0, s, 1), 1.0 / a.shape[1])
 
+# %% ../nbs/03_metrics.ipynb #7ac88fc3
 def _kl_terms(p, o):
     "Terms p ln(p/v) with v = (p + o)/2, written as p ln(2p/(p + o)) (no underflow of v), and 0 ln 0 = 0."
     pos = p > 0
     return np.where(pos, p * np.log(2 * np.where(pos, p, 1) / np.where(pos, p + o, 1)), 0.0)
 
+# %% ../nbs/03_metrics.ipynb #4d8329af
 def ajsd(est, true) -> float:
     "PBD/PBA AJSD (Eq. 16): time-averaged Jensen-Shannon divergence (ln) of clipped, normalised rows; an all-zero row becomes uniform."
     e, t = _pair(est, true, ndim=(1, 2))
@@ -174,6 +180,7 @@ def cfpu(n_reports, N: int) -> float:
     if n.size == 0: raise ValueError("n_reports must hold at least one timestamp")
     return float(n.sum() / (check_int(N, "N", minimum=1) * n.size))
 
+# %% ../nbs/03_metrics.ipynb #c30a2fdd
 def cfpu_fullwin(n_reports, N: int, w: int) -> float:
     "LDP-IDS CFPU over complete windows only: Σ n_t / (N T_w) over t ≤ T_w, T_w = ⌊T/w⌋ w (Table 2)."
     n = check_counts(n_reports, "n_reports", ndim=1)
@@ -191,6 +198,7 @@ def _labels(labels, n):
     if y.all() or not y.any(): raise ValueError(f"labels must contain both classes to define a ROC curve, got {int(y.sum())} positive(s) of {n}")
     return y
 
+# %% ../nbs/03_metrics.ipynb #6c44c398
 def roc_curve(scores, labels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     "ROC curve (fpr, tpr, thresholds): one point per distinct score, predicting positive when score >= threshold; ties move together."
     s = check_array(scores, "scores", ndim=1, dtype=float)
@@ -201,6 +209,7 @@ def roc_curve(scores, labels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     tp = np.cumsum(y)[last]; fp = last + 1 - tp
     return np.r_[0.0, fp / fp[-1]], np.r_[0.0, tp / tp[-1]], np.r_[np.inf, s[last]]
 
+# %% ../nbs/03_metrics.ipynb #b8670d1a
 def auc(fpr, tpr) -> float:
     "Area under a curve by the trapezoid rule; `fpr` must be non-decreasing (as `roc_curve` returns it)."
     x, y = _pair(fpr, tpr, "fpr", "tpr", ndim=1)
@@ -208,6 +217,7 @@ def auc(fpr, tpr) -> float:
     if np.any(np.diff(x) < 0): raise ValueError("fpr must be non-decreasing")
     return float(np.sum(np.diff(x) * (y[1:] + y[:-1]) / 2))
 
+# %% ../nbs/03_metrics.ipynb #510b356c
 def roc_auc(scores, labels) -> float:
     "AUC of the ROC curve of `scores` for 0/1 `labels` (equals the Mann-Whitney statistic, ties counted 1/2)."
     fpr, tpr, _ = roc_curve(scores, labels)
@@ -219,6 +229,7 @@ def mean_category_index(hist) -> np.ndarray:
     h = check_array(hist, "hist", ndim=2, dtype=float)
     return h @ np.arange(1, h.shape[1] + 1, dtype=float)
 
+# %% ../nbs/03_metrics.ipynb #3d5c997c
 def event_labels(series, frac: float = 0.75) -> np.ndarray:
     "LDP-IDS event labels y_t = 1[s_t > min s + frac (max s - min s)] (Fig. 7: frac=0.75)."
     s = check_array(series, "series", ndim=1, dtype=float)
@@ -226,6 +237,7 @@ def event_labels(series, frac: float = 0.75) -> np.ndarray:
     frac = check_fraction(frac, "frac", closed=True)
     return s > s.min() + frac * (s.max() - s.min())
 
+# %% ../nbs/03_metrics.ipynb #d8900c0d
 def event_auc(est, true, frac: float = 0.75) -> float:
     "LDP-IDS Fig. 7 AUC: labels from the true series (`event_labels`), scores = the released series."
     e, t = _pair(est, true, ndim=1)
@@ -239,12 +251,14 @@ def ratio_to(values: dict, reference: str) -> dict:
     if not ref > 0: raise ValueError(f"the reference value must be > 0, got {ref}")
     return {k: float(v) / ref for k, v in values.items()}
 
+# %% ../nbs/03_metrics.ipynb #4675e2e3
 def delta_mre(values: dict) -> dict:
     "SPAS Eq. 5: δ_MRE = each method's MRE divided by the smallest MRE in the cell (best = 1)."
     if not values: raise ValueError("values must name at least one method")
     best = min(values, key=lambda k: float(values[k]))
     return ratio_to(values, best)
 
+# %% ../nbs/03_metrics.ipynb #85f51478
 def relative_reduction(base, ours, log: bool = False) -> float:
     "PBD/PBA: mean over grid points of (b - o)/b, or of (ln b - ln o)/ln b with `log=True`."
     o, b = _pair(ours, base, "ours", "base", ndim=1)
@@ -297,6 +311,7 @@ def get_metric(name: str) -> MetricInfo:
     if key not in METRICS: raise KeyError(f"no metric named {name!r}; registered: {', '.join(METRICS)}")
     return METRICS[key]
 
+# %% ../nbs/03_metrics.ipynb #b5afc02c
 def list_metrics(paper: str | None = None) -> list[MetricInfo]:
     "Registered metrics, optionally filtered by paper (substring, e.g. 'SPAS' or 'PBD/PBA')."
     return [m for m in METRICS.values() if paper is None or paper.lower() in m.paper.lower()]

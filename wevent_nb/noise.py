@@ -45,11 +45,13 @@ class NoiseNotBooked(Exception):
 # %% ../nbs/00e_noise.ipynb #f51d51fa
 def _name(m) -> str: return m.__name__ if isinstance(m, type) else type(m).__name__
 
+# %% ../nbs/00e_noise.ipynb #75c4212a
 def _role(m, site, d):
     role, sens = m.noise_roles.get(site, ("release", 1.0))
     if role not in NOISE_ROLES: raise ValueError(f"{_name(m)}.noise_roles[{site!r}] has role {role!r}: roles are {NOISE_ROLES}")
     return role, float(sens(d) if callable(sens) else sens)
 
+# %% ../nbs/00e_noise.ipynb #d61c73ed
 def noise_spends(m, draws, T: int, d: int, published) -> tuple[np.ndarray, float]:
     "The eps the recorded `draws` imply per timestamp, and as a standing charge, under the noise_roles and svt_mode of `m` (a mechanism or its class)."
     if m.svt_mode not in SVT_MODES: raise ValueError(f"{_name(m)}.svt_mode={m.svt_mode!r}: modes are {SVT_MODES}")

@@ -23,15 +23,19 @@ __all__ = ['NOISES', 'Session', 'release_stream']
 class StateExists(Exception):
     "A stream's durable state exists: resume it, or delete the file to start the stream over (a fresh budget on the same people)."
 
+# %% ../nbs/06_online.ipynb #6d09930b
 class StateMismatch(ValueError):
     "A durable state was opened with other parameters than the stream it holds."
 
+# %% ../nbs/06_online.ipynb #703930ba
 class StateInvalid(ValueError):
     "A state file that cannot be trusted: empty, truncated, not a state, of another layout, or not signed by this installation's key."
 
+# %% ../nbs/06_online.ipynb #94a0f3f5
 class StateLocked(RuntimeError):
     "A state already open in another process (or another session of this one): one writer at a time."
 
+# %% ../nbs/06_online.ipynb #647303f2
 class SessionRefused(RuntimeError):
     "A session that refused a spend (its mechanism overspends) or lost its state takes no further step."
 
@@ -43,6 +47,7 @@ def state_key_path() -> Path:
     if os.environ.get(KEY_ENV): return Path(os.environ[KEY_ENV]).expanduser()
     return Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config").expanduser() / "wevent_nb" / "state.key"
 
+# %% ../nbs/06_online.ipynb #a28e2979
 def _make_key(path: Path):
     "Create the key file (32 random bytes, hex) with mode 0600; a key made meanwhile by another process wins."
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -54,6 +59,7 @@ def _make_key(path: Path):
     except FileExistsError: pass
     finally: tmp.unlink()
 
+# %% ../nbs/06_online.ipynb #c5e3beec
 def _state_key() -> tuple[bytes, Path, bool]:
     "This installation's key, its file, and whether the file was created by this call."
     path, made = state_key_path(), False
@@ -92,6 +98,7 @@ def _pack_state(key: bytes, config: dict, t: int, rows: int, state: bytes, last:
     head = _MAGIC + _HEAD.pack(STATE_SCHEMA, len(body))
     return head + hmac.new(key, head + body, hashlib.sha256).digest() + body
 
+# %% ../nbs/06_online.ipynb #5f3c6179
 def _unpack_state(data: bytes, key: bytes, where: str) -> dict:
     "Check a state file's bytes (magic, layout, length, the checkpoint's signature, each step record's) before anything in it is parsed; nothing is unpickled here. `t` is the stream's next t (the checkpoint's plus its records)."
     bad = lambda why: StateInvalid(f"state {where} {why}")
@@ -116,6 +123,7 @@ def _unpack_state(data: bytes, key: bytes, where: str) -> dict:
     return dict(config=meta["config"], t=meta["t"] + len(records), rows=meta["rows"], state=body[8 + m:cut], last=body[cut:] or None,
                 records=records, torn=torn, where=where)
 
+# %% ../nbs/06_online.ipynb #efb4a8f8
 def _fsync_dir(folder: Path):
     "Sync a folder, so that a rename in it survives a power cut."
     fd = os.open(folder, os.O_RDONLY)
@@ -133,6 +141,7 @@ def _pack_record(key: bytes, prev: bytes, payload: bytes) -> tuple[bytes, bytes]
     mac = hmac.new(key, prev + head + payload, hashlib.sha256).digest()
     return head + mac + payload, mac
 
+# %% ../nbs/06_online.ipynb #971e9bba
 def _unpack_records(tail: bytes, key: bytes, prev: bytes, bad) -> tuple[list[bytes], int]:
     "The step records after a checkpoint whose signature is `prev`, each checked against the one before; a last record cut short (a kill mid-append) is dropped. Returns the payloads and the bytes dropped."
     out, i, n = [], 0, _REC_HEAD.size + _MAC
@@ -244,6 +253,7 @@ class Step:
     release: Any
     replayed: bool = False
 
+# %% ../nbs/06_online.ipynb #24df789d
 def _jsonable(v):
     if isinstance(v, (bool, int, float, str)) or v is None: return v
     if isinstance(v, (np.integer, np.floating, np.bool_)): return v.item()
@@ -295,16 +305,19 @@ def _release_digest(v) -> str:
     feed(v)
     return h.hexdigest()
 
+# %% ../nbs/06_online.ipynb #4cf8300e
 def release_digest(step) -> str:
     "SHA-256 (hex) of a session step's t and release: what the journal records of each released timestamp."
     return _release_digest((int(step.t), step.release))      # the one digest of a release (the state's step records use it too)
 
+# %% ../nbs/06_online.ipynb #359042e4
 def _jrecord(key: bytes, prev: bytes, kind: str, stream: str, t: int, digest: str) -> tuple[bytes, bytes]:
     "One record's line and its signature: HMAC-SHA256 over the previous record's signature and this record's fields (the chain)."
     body = f"{JOURNAL_LAYOUT} {kind} {stream} {int(t)} {digest}".encode()
     mac = hmac.new(key, b"wevent_nb journal\n" + prev + body, hashlib.sha256).digest()
     return body + b" " + mac.hex().encode() + b"\n", mac
 
+# %% ../nbs/06_online.ipynb #6bca1b8c
 def _config_digest(config: dict) -> str:
     "The stream's configuration (without its journal entry) as the start record's digest."
     return hashlib.sha256(json.dumps({k: v for k, v in config.items() if k != "journal"}, sort_keys=True).encode()).hexdigest()
@@ -423,6 +436,7 @@ class _Nowhere:
     "A file that discards what is written: pickling to it only walks an object's state."
     def write(self, b): return len(b)
 
+# %% ../nbs/06_online.ipynb #7f5dcfad
 class _BitGenerators(pickle.Pickler):
     "Pickles an object to nowhere, collecting every numpy BitGenerator its pickled state holds."
     def __init__(self): super().__init__(_Nowhere(), protocol=5); self.found = {}
@@ -430,6 +444,7 @@ class _BitGenerators(pickle.Pickler):
         if isinstance(obj, np.random.BitGenerator): self.found[id(obj)] = obj
         return NotImplemented
 
+# %% ../nbs/06_online.ipynb #78f83b66
 def fresh_noise(obj) -> int:
     "Give every numpy bit generator `obj` holds a new state and seed sequence drawn from the operating system's entropy; returns how many."
     finder = _BitGenerators(); finder.dump(obj)
@@ -455,15 +470,18 @@ def _journal_open(s, journal, fresh: bool):
         s.config = dict(s.config, journal=dict(stream=secrets.token_hex(8), path=str(s.journal.path.absolute())))
     else: _journal_follow(s.journal, cfg["stream"], s.last, s.t, s.config, s.store.path)
 
+# %% ../nbs/06_online.ipynb #e75e779a
 def _journal_append(s, step):
     "After the state is written, before the release is returned: its record (a kill between leaves the journal one step behind, caught up on resume)."
     try: s.journal.append(s.config["journal"]["stream"], step, s.config)
     except BaseException as e:
         s._refused = (step.t, f"its journal record could not be written ({e})"); raise
 
+# %% ../nbs/06_online.ipynb #6bbb2795
 def _close_journal(s):
     if getattr(s, "_own_journal", False) and s.journal is not None: s.journal.close()
 
+# %% ../nbs/06_online.ipynb #6bd4da0f
 def _fresh_noise_on_resume(s) -> int:
     "An unseeded stream's generators get a new state from the OS, written to the state before any step draws; a seeded stream (tests) keeps its noise."
     if s.config.get("seeded"): return 0
@@ -641,6 +659,7 @@ def _parse_line(text: str, lineno: int) -> np.ndarray:
         raise ValueError(f"line {lineno}: {text.strip()[:80]!r} is not a comma-separated list of numbers ({NUMBER_GRAMMAR})")
     return np.array([float(c) for c in cells])
 
+# %% ../nbs/06_online.ipynb #2384a71e
 def _format_rows(kind: str, step: Step) -> list[str]:
     "A step's output rows: 't,published,count_0,...' for a histogram, 't,value' per released timestamp for a scalar stream."
     f = lambda v: format(float(v), ".17g")      # every bit of the float: the file is the release
@@ -655,13 +674,16 @@ def _chain(h: bytes, item: bytes) -> bytes:
     "The running digest: SHA-256 of the digest so far and the next item (an input line, an output row)."
     return hashlib.sha256(h + item).digest()
 
+# %% ../nbs/06_online.ipynb #fbe69245
 def _out_seed(stream: str) -> bytes:
     "The output digest's start: bound to the stream id, so that another stream's rows never match it."
     return hashlib.sha256(b"wevent-nb output " + stream.encode()).digest()
 
+# %% ../nbs/06_online.ipynb #ad8cc1f8
 def _header(kind: str, d: int | None) -> str:
     return "t,published," + ",".join(f"count_{k}" for k in range(d)) if kind == "histogram" else "t,value"
 
+# %% ../nbs/06_online.ipynb #5cf543aa
 def _write_atomic(p: Path, data: bytes):
     "Replace file `p` by `data`: a synced temporary beside it, renamed over it (a kill leaves the old file or the new, never a cut one)."
     tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
@@ -670,6 +692,7 @@ def _write_atomic(p: Path, data: bytes):
         os.replace(tmp, p); _fsync_dir(p.parent)
     finally: tmp.unlink(missing_ok=True)
 
+# %% ../nbs/06_online.ipynb #a7f73c82
 def _is_file(output) -> bool:
     "Whether the output is a regular file (read back and repaired on resume); '-' and special files (a pipe, /dev/null, a tty) are written only."
     if output == "-": return False
@@ -712,6 +735,7 @@ class _Interrupt:
         self.waiting = True
     def done(self): self.waiting = False
 
+# %% ../nbs/06_online.ipynb #927b7332
 def _read_lines(fin, unbuffered: bool, sigint: _Interrupt):
     "Yield each input line as bytes, its newline included; a last line the input ended inside comes without one. Unbuffered: a pipe is read byte by byte, so nothing past the current line is consumed."
     if not unbuffered:
@@ -732,6 +756,7 @@ def _read_lines(fin, unbuffered: bool, sigint: _Interrupt):
         buf += b
         if b == b"\n": yield bytes(buf); buf.clear()
 
+# %% ../nbs/06_online.ipynb #a9b5eab8
 def _check_flags(seed, lo, hi, d, kind):
     "Refuse, before anything is read, the flags no input could make right."
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
@@ -743,6 +768,7 @@ def _check_flags(seed, lo, hi, d, kind):
         if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
             raise ValueError(f"--lo {lo} --hi {hi} is not allowed: the domain's ends are finite numbers with lo < hi")
 
+# %% ../nbs/06_online.ipynb #c0e87a27
 def _check_seed(stored: dict | None, seed, where, err) -> dict | None:
     "Refuse a resume that mixes seeded and unseeded runs of one stream (check_seed_rule, before a line is read); say so at every start of a seeded one."
     if stored is not None: check_seed_rule(stored["config"], seed is not None, where, "--seed")

@@ -39,17 +39,20 @@ def sm_probabilities(budgets, theta) -> np.ndarray:
     e, theta = np.asarray(budgets, float), check_eps(theta, "theta")
     return np.where(e >= theta, 1.0, np.expm1(e) / np.expm1(theta))
 
+# %% ../nbs/13_pbd_pba.ipynb #24b4a4ff
 def sm_sample(counts, p, rng=None) -> np.ndarray:
     "SM_s then Q by type: counts (G, d) users of type g in bin j, p (G,) -> sampled histogram sum_g Bin(n_gj, p_g) (no draw when all p = 1)."
     counts, p = np.asarray(counts), np.asarray(p, float)
     if np.all(p >= 1.0): return counts.sum(0)
     return as_rng(rng).binomial(counts, p[:, None]).sum(0)
 
+# %% ../nbs/13_pbd_pba.ipynb #1024509a
 def sm_sample_users(values, budgets, theta, d: int, rng=None) -> np.ndarray:
     "SM_s then Q one user at a time (the O(n) reference form of `sm_sample`): each user kept w.p. p_i."
     keep = as_rng(rng).random(len(values)) < sm_probabilities(budgets, theta)
     return np.bincount(np.asarray(values, np.int64)[keep], minlength=d)
 
+# %% ../nbs/13_pbd_pba.ipynb #8fd4f766
 def sm_disturb(c, theta, rng=None) -> np.ndarray:
     "SM_d: the Laplace mechanism at budget theta on a count vector (sensitivity 1): c + Lap(1/theta) per entry."
     c = np.asarray(c, float)
@@ -63,6 +66,7 @@ def err_s(theta, budgets, counts=None) -> float:
     p = np.expm1(e[lo]) / np.expm1(theta)
     return float((n[lo] * p * (1 - p)).sum() + (n[lo] * (1 - p)).sum() ** 2)
 
+# %% ../nbs/13_pbd_pba.ipynb #2e2a8c9b
 def err_dp(theta, sensitivity=1.0) -> float:
     "Eq. (2): the variance 2 (sensitivity/theta)^2 of SM_d's Laplace noise."
     return laplace_variance(theta, sensitivity)
@@ -91,6 +95,7 @@ def obs(budgets, counts=None) -> tuple[float, float]:
     n = np.ones(e.size) if counts is None else check_array(counts, "counts", ndim=1, dtype=float, shape=(e.size,))
     return _obs(e, n)
 
+# %% ../nbs/13_pbd_pba.ipynb #f1a93df7
 def _obs(e, n) -> tuple[float, float]:
     "OBS on validated budgets e (G,) held by n (G,) users."
     if e.size == 1: return float(e[0]), float(obs_errors(e, n)[0])   # one budget (users sharing one eps): nothing to group
@@ -447,6 +452,7 @@ def port_decide(pid, t, dis, thr):
         b = PORTS[pid].decide(t, dis, thr)
     return b
 
+# %% ../nbs/13_pbd_pba.ipynb #43d61b94
 @njit(cache=True)
 def port_release(pid, counts, e2, theta2):
     with objmode(r="float64[:]"):
@@ -906,6 +912,7 @@ def square_harmonic(x: int) -> float:
     "H²_x = Σ 1/k² over k = 1..x, the x-th square harmonic number (Theorem 4.9)."
     return float(np.sum(1.0 / np.arange(1, check_int(x, "x", minimum=0) + 1) ** 2))
 
+# %% ../nbs/13_pbd_pba.ipynb #3324bea5
 def utility_terms(eps_i, w_i) -> dict:
     "Section 4.5's notation: w_L, eps_L = min eps_i/w_i, eps_R = max eps_i/w_i, n, n_A (users at eps_R), Z = (n - n_A)(n - n_A + 1/4)."
     e, w = check_user_params(eps_i, w_i)
@@ -913,6 +920,7 @@ def utility_terms(eps_i, w_i) -> dict:
     n, n_A = e.size, int((r == r.max()).sum())
     return dict(w_L=int(w.min()), eps_L=float((e / w).min()), eps_R=float((e / w).max()), n=n, n_A=n_A, Z=(n - n_A) * (n - n_A + 0.25))
 
+# %% ../nbs/13_pbd_pba.ipynb #3546b621
 def lemma47_bound(budgets, counts=None, sensitivity=1.0) -> float:
     "Lemma 4.7: min(2 I^2/min^2, (n - n_M)(n - n_M + 1/4) + 2 I^2/max^2) bounds OBS's error."
     e = check_array(budgets, "budgets", ndim=1, dtype=float)
@@ -920,17 +928,20 @@ def lemma47_bound(budgets, counts=None, sensitivity=1.0) -> float:
     k = budget_key(e); nr = n.sum() - n[k == k.max()].sum()
     return float(min(2 * sensitivity ** 2 / e.min() ** 2, nr * (nr + 0.25) + 2 * sensitivity ** 2 / e.max() ** 2))
 
+# %% ../nbs/13_pbd_pba.ipynb #916a19ac
 def dc_error_bound(eps_i, w_i, d: int) -> float:
     "Eqs. (8)/(14): min(8/(d^2 eps_L^2), Z + 8/(d^2 eps_R^2)), the average error of the private dissimilarity."
     u = utility_terms(eps_i, w_i)
     return min(8 / (d * u["eps_L"]) ** 2, u["Z"] + 8 / (d * u["eps_R"]) ** 2)
 
+# %% ../nbs/13_pbd_pba.ipynb #996aeff4
 def pbd_error_bound(eps_i, w_i, d: int, s: int) -> dict:
     "Theorem 4.8 (Eqs. 7-8, squared): PBD's average publication error with <= s publications per w_L slots, and the DC error."
     u = utility_terms(eps_i, w_i); s = check_int(s, "s", minimum=1, maximum=u["w_L"])
     c = 32 * (4.0 ** s - 1) / (3 * s)
     return dict(nop=min(c / u["eps_L"] ** 2, u["Z"] + c / u["eps_R"] ** 2), dc=dc_error_bound(eps_i, w_i, d))
 
+# %% ../nbs/13_pbd_pba.ipynb #19fa16e1
 def pba_error_bound(eps_i, w_i, d: int, alpha: int, err_nlf: float, eps_tilde=None, share: str = "corrected") -> dict:
     "Theorem 4.9 (Eqs. 9-14, squared): PBA's average publication error with alpha skipped and alpha nullified slots per publication; share='paper' prices a share at eps_L, 'corrected' at eps_L/2."
     u = utility_terms(eps_i, w_i); a = check_int(alpha, "alpha", minimum=0)

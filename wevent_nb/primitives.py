@@ -20,10 +20,12 @@ def laplace_scale(eps, sensitivity=1.0) -> float:
     "Scale b = sensitivity/eps of the Laplace noise that makes a query of that L1 sensitivity eps-DP."
     return check_positive(sensitivity, "sensitivity") / check_eps(eps, minimum=0)
 
+# %% ../nbs/01_primitives.ipynb #26f587ef
 def laplace_variance(eps, sensitivity=1.0) -> float:
     "Variance 2 b^2 of one Laplace noise draw with b = sensitivity/eps."
     return 2.0 * laplace_scale(eps, sensitivity) ** 2
 
+# %% ../nbs/01_primitives.ipynb #22279c7a
 def laplace_mechanism(x, eps, sensitivity=1.0, rng=None):
     "x + Lap(sensitivity/eps), i.i.d. per entry: an array of x's shape (a float for a scalar x)."
     b = laplace_scale(eps, sensitivity)
@@ -110,6 +112,7 @@ def _dlap_scale(scale, name="scale") -> Fraction:
                          f"has t <= 2**53 (any float in (0, 2**53], or a Fraction with numerator <= 2**53)")
     return f
 
+# %% ../nbs/01_primitives.ipynb #65006724
 def discrete_laplace_pmf(k, scale):
     "Pr[K = k] = tanh(1/(2 scale)) exp(-|k|/scale) of the discrete Laplace distribution (Eq. 5), vectorised over integers k."
     b = float(_dlap_scale(scale))
@@ -137,6 +140,7 @@ def _bernoulli_exp(rng, num, den: int) -> np.ndarray:
         idx, k = idx[~stop], k + _COLS
     return out
 
+# %% ../nbs/01_primitives.ipynb #cb6cf37e
 def _geometric_exp1(rng, n: int) -> np.ndarray:
     "n draws of V, Pr[V >= v] = e^-v: the Bernoulli(e^-1) successes before the first failure."
     v, idx = np.zeros(n, np.int64), np.arange(n)
@@ -147,6 +151,7 @@ def _geometric_exp1(rng, n: int) -> np.ndarray:
         idx = idx[~stop]
     return v
 
+# %% ../nbs/01_primitives.ipynb #9aaa849f
 def _dlap_candidates(rng, t: int, s: int, m: int):
     "m candidates of CKS Alg. 2 for scale t/s: their values and which ones the algorithm accepts."
     u = rng.integers(0, t, size=m) if t > 1 else np.zeros(m, np.int64)     # U uniform on {0, ..., t-1}
@@ -157,12 +162,14 @@ def _dlap_candidates(rng, t: int, s: int, m: int):
     neg = rng.integers(0, 2, size=m) == 1
     return np.where(neg, -y, y), keep & ~(neg & (y == 0))                 # a negative zero rejects: 0 is not counted twice
 
+# %% ../nbs/01_primitives.ipynb #f8aae488
 def _size_shape(size) -> tuple:
     "numpy's `size` (None, an int or a tuple of ints) as a shape."
     if size is None: return ()
     if np.ndim(size) == 0: return (check_int(size, "size", minimum=0),)
     return tuple(check_int(k, "size", minimum=0) for k in size)
 
+# %% ../nbs/01_primitives.ipynb #0d9a5469
 def discrete_laplace(scale, size=None, rng=None):
     "Exact discrete Laplace noise, Pr[K = k] ~ exp(-|k|/scale) (Eq. 5): int64 samples of shape `size` (an int for None), from integer draws only."
     f, rng, shape = _dlap_scale(scale), as_rng(rng), _size_shape(size)
@@ -181,6 +188,7 @@ def _own_methods(cls) -> list:
     mro = cls.__mro__[:cls.__mro__.index(np.random.Generator)]
     return sorted({n for c in mro for n, f in vars(c).items() if callable(f) and not n.startswith("_") and n != "laplace"})
 
+# %% ../nbs/01_primitives.ipynb #e5454a2a
 class ExactLaplace(np.random.Generator):
     "A numpy Generator on `rng`'s bit generator whose `laplace` is loc + exact discrete Laplace noise (float64); all else is numpy's."
     exact = True   # what a mechanism reads (core.check_exact_noise): only a mechanism with an exact form may draw through it
@@ -232,10 +240,12 @@ def fo_probabilities(name, eps, d):
         return e / (e + g - 1), 1.0 / g
     raise ValueError(f"name={name!r} is not allowed: name must be one of 'grr', 'oue', 'olh'")
 
+# %% ../nbs/01_primitives.ipynb #84fb34bd
 def _v_inputs(eps, n, d):
     e = check_array(eps, "eps", dtype=float); m = check_array(n, "n", dtype=float)
     return e, m, check_int(d, "d", minimum=2)
 
+# %% ../nbs/01_primitives.ipynb #6c0883b9
 def _guard(e, m, f):
     "V where eps > 0 and n > 0, +inf elsewhere."
     ok = (e > 0) & (m > 0)
@@ -244,6 +254,7 @@ def _guard(e, m, f):
     out = np.where(ok, v, np.inf)
     return float(out) if out.ndim == 0 else out
 
+# %% ../nbs/01_primitives.ipynb #12346e67
 def grr_mean_variance(eps, n, d, paper_typo=False):
     "Bin-averaged GRR variance V(eps, n) (Eq. 2 averaged; +inf if n <= 0 or eps <= 0); paper_typo drops the 1/d."
     e, m, d = _v_inputs(eps, n, d)
@@ -256,6 +267,7 @@ def oue_mean_variance(eps, n, d):
     e, m, d = _v_inputs(eps, n, d)
     return _guard(e, m, lambda e, m: 4 * np.exp(e) / (m * np.expm1(e) ** 2) + 1.0 / (d * m))
 
+# %% ../nbs/01_primitives.ipynb #39b0bbba
 def olh_mean_variance(eps, n, d):
     "Bin-averaged OLH variance (Eq. 4 averaged, idealised hash; +inf if n <= 0 or eps <= 0)."
     e, m, d = _v_inputs(eps, n, d)
@@ -270,6 +282,7 @@ def adaptive_choice(eps, d):
     out = np.where(d < 3 * np.exp(np.asarray(eps, float)) + 2, "grr", "oue")
     return str(out) if out.ndim == 0 else out
 
+# %% ../nbs/01_primitives.ipynb #5441b6b0
 def fo_mean_variance(name, eps, n, d):
     "V(eps, n) of FO `name` ('grr', 'oue', 'olh', 'adaptive'), vectorised over eps and n; +inf if n <= 0 or eps <= 0."
     key = str(name).lower()
@@ -448,6 +461,7 @@ class OLHReports(NamedTuple):
 
 _M1, _M2, _PHI = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB), np.uint64(0x9E3779B97F4A7C15)
 
+# %% ../nbs/01_primitives.ipynb #8c3aa797
 def olh_hash(seeds, values, g) -> np.ndarray:
     "Seeded hash H_seed(value) in [0, g): splitmix64 of seed + (value+1)*phi, mod g (broadcasts)."
     with np.errstate(over="ignore"):

@@ -39,6 +39,7 @@ def pearson_above(a, b, tau2):
     if va * vb <= 0.0: return False
     return cov / math.sqrt(va * vb) > tau2
 
+# %% ../nbs/08_rescuedp.ipynb #45df7823
 @njit(cache=True)
 def group_locations(pred, recent, cand, tau1, tau2, tau3, gid):
     """RescueDP's dynamic grouping of the locations with cand[j] True, from public values only: pred[j] (a location's predicted

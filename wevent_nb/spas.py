@@ -34,6 +34,7 @@ def c_constants(theta, eps_p, delta_p) -> tuple:
     "The constants of c*'s formula for one configuration: 1 - 2 theta, 3 theta^2, eps_p^2, delta_p^2 (Python's `**`: the C library's pow, which is not x * x in the last bit, so it is computed here, not in compiled code)."
     return float(1 - 2 * theta), float(3 * theta ** 2), float(eps_p ** 2), float(delta_p ** 2)
 
+# %% ../nbs/11_spas.ipynb #3ff2795a
 @njit(cache=True)
 def c_root(V, eps_p, w, theta, delta_p, a, q3, eps_p2, delta_p2):
     "c*(theta) for V (negative V read as 0), with `c_constants`' a, q3, eps_p2, delta_p2: what `optimal_c` and the compiled step compute."
@@ -41,6 +42,7 @@ def c_root(V, eps_p, w, theta, delta_p, a, q3, eps_p2, delta_p2):
     if theta == 0.5: return eps_p * math.sqrt(3 * V) / (6 * delta_p)
     return (math.sqrt(a * a * w * w + q3 * V * eps_p2 / delta_p2) - a * w) / (6 * theta)
 
+# %% ../nbs/11_spas.ipynb #d5ee6e96
 @njit(cache=True)
 def c_count(V, eps_p, w, theta, delta_p, a, q3, eps_p2, delta_p2, hi):
     "PredictC: the floor of c*, at least 1 and at most hi (hi = 0: no upper clip)."
@@ -52,6 +54,7 @@ def optimal_c(V, eps_p, w=1, theta=0.5, delta_p=1.0):
     "The real-valued minimiser of the error model over c > 0 (Theorem 1 at theta = 1/2: eps_p sqrt(3V) / (6 delta_p))."
     return c_root(float(V), float(eps_p), float(w), float(theta), float(delta_p), *c_constants(theta, eps_p, delta_p))
 
+# %% ../nbs/11_spas.ipynb #b599e506
 def sampling_count(V, eps_p, w, theta=0.5, c_max="w", delta_p=1.0) -> int:
     "PredictC: the floor of `optimal_c`, clipped to [1, c_max] (c_max='w' by default, None for no upper clip)."
     hi = w if c_max == "w" else (0 if c_max is None else c_max)
@@ -66,6 +69,7 @@ def halved_sum_2(a, lo, n):
     if n <= PAIRWISE_BLOCK: return block_sum(a, lo, n)
     return pairwise_sum(a, lo, n)
 
+# %% ../nbs/11_spas.ipynb #17435c93
 @njit(cache=True)
 def halved_sum_1(a, lo, n):
     "`halved_sum`'s first halving."
@@ -73,6 +77,7 @@ def halved_sum_1(a, lo, n):
     h = n // 2 - n // 2 % PAIRWISE_LANES
     return halved_sum_2(a, lo, h) + halved_sum_2(a, lo + h, n - h)
 
+# %% ../nbs/11_spas.ipynb #fe960f05
 @njit(cache=True)
 def halved_sum(a, lo, n):
     "np.add.reduce(a[lo:lo + n]) bit for bit, as `engine.pairwise_sum`, with numpy's first two halvings made by calls (up to about 4 x 128 terms no stack is set up on the heap)."
@@ -80,11 +85,13 @@ def halved_sum(a, lo, n):
     h = n // 2 - n // 2 % PAIRWISE_LANES                      # numpy's split: the first half a multiple of 8
     return halved_sum_1(a, lo, h) + halved_sum_1(a, lo + h, n - h)
 
+# %% ../nbs/11_spas.ipynb #086e15f3
 @njit(cache=True, inline="always")
 def ring_sum(ring, lo, t):
     "The sum of entries lo..t-1 of a ring (`baselines.window_sum`, by `halved_sum`)."
     return halved_sum(ring, lo % (ring.shape[0] // 2), t - lo) if t > lo else 0.0
 
+# %% ../nbs/11_spas.ipynb #f018caf4
 @njit(cache=True, inline="always")
 def v1_estimate(q, a, lo, n, square):
     "(V1) over the n distances from index lo: the mean of q minus the squared mean of a (numpy's means, bit for bit), at least 0; no distance: 0."
@@ -162,6 +169,7 @@ def history_record(h_q, h_a, h_t, h_n, h_mean, estimator, span, t, new, old):
         ring_set(h_q, h_n[0], q); ring_set(h_a, h_n[0], a); ring_set(h_t, h_n[0], t)
     h_n[0] += 1
 
+# %% ../nbs/11_spas.ipynb #c9be0c65
 @njit(cache=True, inline="always")
 def history_V(h_q, h_a, h_t, h_n, h_mean, estimator, span, w, t, square):
     "V after timestamp t: (V1) over the releases of the last span = n_E w timestamps ('window'), the running mean of q ('cumulative'), or Eq. (3) over every release ('decay')."
@@ -214,6 +222,7 @@ class SPASParams(NamedTuple):
     svt: int; raw: bool; estimator: int; direct_release: bool; even: bool; share_s2: bool; topup: bool   # the options
     threshold_scale: float; query_scale: float; square: float    # the test's noise scales in units of the booked ones; SQUARE
 
+# %% ../nbs/11_spas.ipynb #714bff35
 class SPASState(NamedTuple):
     "What a run carries from one timestamp to the next: arrays, changed in place, the same size at any t."
     last: np.ndarray    # the latest release
@@ -224,10 +233,12 @@ class SPASState(NamedTuple):
     C: np.ndarray       # [C predicted after the latest main-phase step]
     rho: np.ndarray     # [the threshold noise in force, the same in units of 1/d (exact noise)]
 
+# %% ../nbs/11_spas.ipynb #7e9d08d8
 class SPASOut(NamedTuple):
     "Where the steps write, one row per timestamp: the release, the step's kind (a code of KINDS), its spends, whether it compared, the C it used."
     est: np.ndarray; kind: np.ndarray; sp: np.ndarray; s2: np.ndarray; sq: np.ndarray; compared: np.ndarray; C_used: np.ndarray
 
+# %% ../nbs/11_spas.ipynb #99df37ab
 def spas_outputs(n, d) -> SPASOut:
     "Outputs for n timestamps (the compiled step writes every entry of a row at its step)."
     return SPASOut(np.empty((n, d)), np.empty(n, np.int8), np.empty(n), np.empty(n), np.empty(n), np.empty(n, bool), np.empty(n))
@@ -241,12 +252,14 @@ def predict_c(V, p):
     "PredictC (`sampling_count`) with the run's constants."
     return c_count(V, p.eps_p, p.w, p.theta, p.delta, p.a, p.q3, p.eps_p2, p.delta2, p.c_hi)
 
+# %% ../nbs/11_spas.ipynb #a4fee1f4
 @njit(cache=True, inline="always")
 def warmup_step(t, p):
     "Fixed-interval sampling (Sec. 4): a release with eps_warm every m steps of the first window, copies between. Returns the step's kind, its Laplace and SVT budgets and its release's scale."
     if t % p.m == 0: return WARMUP, p.e_warm, 0.0, p.delta / p.e_warm
     return COPY, 0.0, 0.0, 0.0
 
+# %% ../nbs/11_spas.ipynb #f7015793
 @njit(cache=True, inline="always")
 def direct_budgets(C, R, k, A, p):
     "A direct release's Laplace budget R/k (or eps_p/C) and, with a threshold-noise SVT, its share A/k of the idle SVT budget: each allotted (whole quanta, at most the share)."
@@ -254,6 +267,7 @@ def direct_budgets(C, R, k, A, p):
     share = C if p.topup else k        # the authors' code gives each direct release A/C of the idle SVT budget
     return b, (allot_nb((0.0 if 0.0 > A else A) / share) if (p.share_s2 and p.svt != SVT_STRICT) else 0.0)
 
+# %% ../nbs/11_spas.ipynb #ce3d5a7b
 @njit(cache=True, inline="always")
 def main_step(t, x, C, sp, s2, ref, rho, rng, pid, exact, p):
     "A direct release if the window's idle budget pays every step it has left (Sec. 4, Fig. 3), else the sampling test (`sampling_test`), else a copy: (kind, Laplace budget, SVT budget, release scale, compared?, the comparison's spend). The main phase's first step books the threshold noises' standing charge (svt_budgets); nothing changes before the step's check that its window can pay the most it may spend."
@@ -269,6 +283,7 @@ def main_step(t, x, C, sp, s2, ref, rho, rng, pid, exact, p):
     if direct: return DIRECT, b, e, p.delta / (b + e), False, 0.0
     return sampling_test(t, x, C, tb, te, R, A, ref, rho, rng, pid, exact, p)
 
+# %% ../nbs/11_spas.ipynb #5b8dae9a
 @njit(cache=True, inline="always")
 def spas_release(t, x, scale, b, e, last, sp, s2, h_q, h_a, h_t, h_n, h_mean, rng, pid, p):
     "Book a release's spends at t (b Laplace, e SVT), then publish x + Lap(scale) per bin and remember its distance to the previous release."
@@ -322,6 +337,7 @@ def change_distance(x, ref) -> float:
     "dis of Algorithm 2, line 3: the mean over the d bins of |x - ref|."
     return float(mean_abs_diff(np.ascontiguousarray(x, np.float64), np.ascontiguousarray(ref, np.float64)))
 
+# %% ../nbs/11_spas.ipynb #cd383365
 def svt_sensitivity(dis: str, d: int, delta_s: float = 1.0) -> float:
     "The sensitivity the sampling test's noise is drawn for: the paper's delta_s for dis='release', max(delta_s, 3/d) for dis='raw'."
     return float(delta_s) if dis == "release" else max(float(delta_s), RAW_SPAN / d)
@@ -340,23 +356,27 @@ def threshold_at(t, d, rho, rng, pid, exact, p):
         rho[0] = rho[1] / d
     else: rho[0] = lap(rng, pid, p.dq / p.e1 * p.threshold_scale, SPAS_THRESHOLD)
 
+# %% ../nbs/11_spas.ipynb #6e963097
 @njit(cache=True, inline="always")
 def test_budgets(C, p):
     "The sampling test's budgets at C, each allotted once: its release's eps_p/C and its query's eps_2/C (strict: the comparison's eps_s/w, allotted when SPAS is built)."
     return allot_nb(p.eps_p / C), (p.e_strict if p.svt == SVT_STRICT else allot_nb(p.e2 / C))
 
+# %% ../nbs/11_spas.ipynb #bb128675
 @njit(cache=True)
 def can_test(b, e, R, A, p):
     "Can the window pay the test's release b (and, with a threshold noise, its query's e)? A budget allotted to 0 is no budget: no test."
     if b == 0.0 or e == 0.0 or R < b - p.tol: return False
     return p.svt == SVT_STRICT or p.topup or not A < e - p.tol     # the authors' code never checks A
 
+# %% ../nbs/11_spas.ipynb #1c39c899
 @njit(cache=True)
 def test_cost(b, e, R, A, p):
     "The most the sampling test may spend at a step: its release's b and its query's e (strict: the comparison's), where the window lets it run."
     if not can_test(b, e, R, A, p): return 0.0
     return b + e
 
+# %% ../nbs/11_spas.ipynb #1a00d0d9
 @njit(cache=True, inline="always")
 def abs_diff_sum(x, y):
     "np.abs(x - y).sum() for 1-D float64 arrays, bit for bit: d * dis, an integer when x and y are."
@@ -364,6 +384,7 @@ def abs_diff_sum(x, y):
     for j in range(x.shape[0]): a[j] = abs(x[j] - y[j])
     return pairwise_sum(a, 0, x.shape[0])
 
+# %% ../nbs/11_spas.ipynb #5099df43
 @njit(cache=True, inline="always")
 def sampling_test(t, x, C, b, e, R, A, ref, rho, rng, pid, exact, p):
     "The sampling test at t with its allotted budgets (`test_budgets`: b the release's, e the query's or the strict comparison's), if the window can pay them: x's change from `ref` (the last release, Algorithm 2 line 3; the last histogram for dis='raw') against the threshold. Returns `main_step`'s tuple: an SVT release if it fires, else a copy."
@@ -415,6 +436,7 @@ class SPASPort(Port):
     def standing(self, t):
         if self._standing is not None: self._standing(t)
 
+# %% ../nbs/11_spas.ipynb #67c95ac3
 @njit(cache=True)
 def book_standing(pid, t):
     "Book the standing charge on every window from t on through port pid (online books); no port: nothing (a batch run's ledger takes it after its steps)."
@@ -703,6 +725,7 @@ def departure_configs() -> dict:
             "authors' code (all four)": on(AUTHORS_SPAS),
             **{f"all four but {k}": on({n: v for n, v in AUTHORS_SPAS.items() if n not in o}) for k, o in SPAS_DEPARTURES.items()}}
 
+# %% ../nbs/11_spas.ipynb #06a92115
 def departure_ablation(streams: dict, seeds=range(5), eps=1.0, w=120):
     "SPAS's MRE (Eq. 4) per data set and configuration of `departure_configs` (mean, sd over seeds), its unproven options, and the share of the gap it closes."
     import pandas as pd
@@ -731,6 +754,7 @@ def mre_spas_signed(est, true):
     true = np.asarray(true, float)
     return mre_spas(np.asarray(est, float) - shift_offset(true), true)
 
+# %% ../nbs/11_spas.ipynb #899318f1
 def range_mre_shared(est, true, n_queries=1000):
     "Range-query MRE (Sec. 5.4) with one query set per data set, shared by every method and repetition."
     from wevent_nb.core import seed_from_key

@@ -32,6 +32,7 @@ def spawn_rngs(rng, n: int) -> list[np.random.Generator]:
     "`n` statistically independent child generators of `rng` (advances nothing the parent later draws)."
     return list(as_rng(rng).spawn(check_int(n, "n", minimum=1)))
 
+# %% ../nbs/00b_streams.ipynb #263abd5c
 def seed_from_key(*key) -> int:
     "A stable 63-bit seed from any printable key (same key, same seed, in every process)."
     h = hashlib.sha256(repr(tuple(key)).encode()).digest()

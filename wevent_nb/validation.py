@@ -43,6 +43,7 @@ def _bad(name, value, allowed):
 EPS_MIN = 1e-10  # smallest budget: eps/w for w up to 10^4 is >= 1e-14, some 45 ulps above 1 after exp, so randomizers' p and q still differ
 EPS_MAX = 300.0  # largest budget: randomizers square exp(eps) (SW's band), and exp(2 * 300) ~ 1e260 stays below the largest double, 1.8e308
 
+# %% ../nbs/00a_validation.ipynb #027ca426
 def check_eps(eps, name="eps", minimum=EPS_MIN) -> float:
     "Validate a privacy budget: a real number in [EPS_MIN, EPS_MAX]; a share of one (minimum=0, e.g. eps/w inside a primitive) only needs to be > 0."
     rng_txt = (f"a finite real number in [{EPS_MIN:g}, {EPS_MAX:g}] (the range whose noise scales and exp(eps) are finite doubles)" if minimum > 0
@@ -80,6 +81,7 @@ def check_w(w, name="w") -> int:
     "Validate a window length: an integer >= 1."
     return check_int(w, name, minimum=1)
 
+# %% ../nbs/00a_validation.ipynb #b11d8467
 def check_fraction(x, name, lo=0.0, hi=1.0, closed=False) -> float:
     "Validate a real number in the open interval (lo, hi), or the closed one if `closed`."
     br = f"in [{lo}, {hi}]" if closed else f"in the open interval ({lo}, {hi})"
