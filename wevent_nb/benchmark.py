@@ -451,7 +451,7 @@ def _stream_rows(path, lo, hi) -> list:
         if not line.strip(): continue
         x = _parse_line(line, lineno)
         if lo is not None and x.size != 1: raise ValueError(f"line {lineno}: {x.size} values, a scalar stream has one a line")
-        if rows and x.size != rows[0].size: raise ValueError(f"line {lineno}: {x.size} values, the first line has {rows[0].size}")
+        if rows and x.size != rows[0].size: raise ValueError(f"line {lineno}: {x.size} value(s), the first line {rows[0].size}")
         if not np.isfinite(x).all(): raise ValueError(f"line {lineno}: a value too large to be a finite number")
         if lo is None and (x < 0).any(): raise ValueError(f"line {lineno}: the count {x[x < 0][0]:g} is negative (counts are >= 0)")
         if lo is not None and not lo <= x[0] <= hi: raise ValueError(f"line {lineno}: {x[0]:g} lies outside the domain [{lo:g}, {hi:g}]")
