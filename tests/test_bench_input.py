@@ -53,6 +53,12 @@ def test_a_bad_file_is_one_line_and_exit_1(tmp_path, text, lo_hi, says):
     assert not (tmp_path / "s.sqlite").exists()       # refused before the store is opened
 
 
+def test_a_file_not_in_utf8_names_its_line(tmp_path):
+    (tmp_path / "latin.csv").write_bytes(b"1,2\n3,4\n5,\xe9\n")
+    code, _, err = bench(tmp_path, "--input", tmp_path / "latin.csv")
+    assert code == 1 and "latin.csv: line 3: not UTF-8 text" in one_line(err)
+
+
 def test_a_missing_file_is_exit_1(tmp_path):
     code, _, err = bench(tmp_path, "--input", tmp_path / "absent.csv")
     assert code == 1 and "absent.csv: No such file or directory" in one_line(err)

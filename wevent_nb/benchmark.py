@@ -444,8 +444,10 @@ TUNING_CAVEAT = ("Caveat: this ranking reads the stream it ranks, and its errors
 def _stream_rows(path, lo, hi) -> list:
     "The rows of a stream file (online's line grammar), each checked: one width (histogram) or one value in [lo, hi] (scalar), finite counts >= 0."
     from wevent_nb.online import _parse_line
-    try: text = Path(path).read_bytes().decode("utf-8")
-    except UnicodeDecodeError as e: raise ValueError(f"not UTF-8 text (byte {e.start + 1} of the file)") from None
+    raw = Path(path).read_bytes()
+    try: text = raw.decode("utf-8")
+    except UnicodeDecodeError as e: text, bad = None, raw[:e.start].count(b"\n") + 1
+    if text is None: raise ValueError(f"line {bad}: not UTF-8 text")
     rows = []
     for lineno, line in enumerate(text.split("\n"), 1):
         if not line.strip(): continue
@@ -500,10 +502,11 @@ class OwnRanking:
         for (fam, ds), t in self.ranks.groupby(["family", "dataset"], sort=False):
             n = int(t["points"].max())
             out.append(f"{ds} ({fam}): place by geometric-mean {PRIMARY[fam]} over {n} setting(s) of eps and w, {int(t['seeds'].max())} seeds each; "
-                       f"'nothing wins': the settings where the zero-budget release ({ZERO[fam]}) has the lower mean error")
+                       f"'nothing wins': the settings where the zero-budget release ({ZERO[fam]}) has the lower mean error (surely: beyond the 95% interval)")
             t = t.assign(error=t["error"].map("{:.4g}".format), ci95=[f"[{a:.4g}, {b:.4g}]" for a, b in zip(t["ci_low"], t["ci_high"])],
                          mean_rank=t["mean_rank"].map("{:.2f}".format),
-                         nothing_wins=["(releases nothing)" if np.isnan(k) else f"{k:.0f} of {p:.0f}" for k, p in zip(t["worse"], t["points"])])
+                         nothing_wins=["(releases nothing)" if np.isnan(k) else f"{k:.0f} of {p:.0f} ({q:.0f} surely)"
+                                       for k, p, q in zip(t["worse"], t["points"], t["surely_worse"])])
             out.append(t[["place", "mechanism", "error", "ci95", "mean_rank", "nothing_wins"]].to_string(index=False))
         return "\n".join(out + [TUNING_CAVEAT])
     __repr__ = __str__
@@ -513,6 +516,6 @@ def rank_own(df: pd.DataFrame) -> OwnRanking:
     "Each stream's ranking (`rankings`) with the settings where its family's zero-budget release wins (`beaten_by_nothing`), printed with TUNING_CAVEAT."
     parts = []
     for _, sub in df.groupby(["family", "dataset"], sort=False):
-        nothing = beaten_by_nothing(sub)[["mechanism", "points", "worse"]]
+        nothing = beaten_by_nothing(sub)[["mechanism", "points", "worse", "surely_worse"]]
         parts.append(rankings(sub).merge(nothing, on="mechanism", how="left"))
     return OwnRanking(pd.concat(parts, ignore_index=True))
