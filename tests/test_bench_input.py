@@ -59,6 +59,16 @@ def test_a_file_not_in_utf8_names_its_line(tmp_path):
     assert code == 1 and "latin.csv: line 3: not UTF-8 text" in one_line(err)
 
 
+def test_standard_input_is_read_as_a_file(tmp_path):
+    if not EXE.exists(): pytest.skip("console script not installed")
+    run = lambda text: subprocess.run([str(EXE), "bench", "--input", "-", "--eps", "1", "--w", "3", "--store", str(tmp_path / "s.sqlite"),
+                                       "--workers", "1", "--quiet"], input=text, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    r = run("1,2\n3\n")
+    assert r.returncode == 1 and "standard input: line 2: 1 value(s)" in one_line(r.stderr)
+    r = run(COUNTS)
+    assert r.returncode == 0 and "stdin (central)" in r.stdout and "no guarantee here covers" in r.stdout, r.stderr
+
+
 def test_a_missing_file_is_exit_1(tmp_path):
     code, _, err = bench(tmp_path, "--input", tmp_path / "absent.csv")
     assert code == 1 and "absent.csv: No such file or directory" in one_line(err)

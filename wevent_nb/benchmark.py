@@ -8,7 +8,7 @@ Docs: https://wevent-nb.github.io/wevent_nb/benchmark.html.md"""
 __all__ = ['FAMILIES', 'SCALES', 'benchmark_grids', 'run_benchmark', 'rankings']
 
 # %% ../nbs/21_benchmark.ipynb #b0483382
-import math, os, time, warnings
+import math, os, sys, time, warnings
 from dataclasses import dataclass
 from pathlib import Path
 import numpy as np
@@ -441,10 +441,9 @@ TUNING_CAVEAT = ("Caveat: this ranking reads the stream it ranks, and its errors
     "mechanisms is offered: it would need its own derivation and its own books.")
 
 # %% ../nbs/21_benchmark.ipynb #b436662a
-def _stream_rows(path, lo, hi) -> list:
-    "The rows of a stream file (online's line grammar), each checked: one width (histogram) or one value in [lo, hi] (scalar), finite counts >= 0."
+def _stream_rows(raw: bytes, lo, hi) -> list:
+    "The rows of a stream file's bytes (online's line grammar), each checked: one width (histogram) or one value in [lo, hi] (scalar), finite counts >= 0."
     from wevent_nb.online import _parse_line
-    raw = Path(path).read_bytes()
     try: text = raw.decode("utf-8")
     except UnicodeDecodeError as e: text, bad = None, raw[:e.start].count(b"\n") + 1
     if text is None: raise ValueError(f"line {bad}: not UTF-8 text")
@@ -470,12 +469,14 @@ def check_domain(lo, hi) -> None:
 
 # %% ../nbs/21_benchmark.ipynb #a30e3667
 def read_stream(path, lo: float | None = None, hi: float | None = None, name: str | None = None):
-    "A stream you wrote, one timestamp a line as the release command reads it: d counts a line (a HistogramStream), or with `lo`, `hi` one value a line in [lo, hi] (a ScalarStream), named `name` (default: the file's name); a bad file is a ValueError naming the file and its line."
+    "A stream you wrote (a file, or '-': standard input), one timestamp a line as the release command reads it: d counts a line (a HistogramStream), or with `lo`, `hi` one value a line in [lo, hi] (a ScalarStream), named `name` (default: the file's name); a bad file is a ValueError naming the file and its line."
     check_domain(lo, hi)
-    try: rows = _stream_rows(path, lo, hi)
-    except ValueError as e: raise ValueError(f"{path}: {e}") from None
-    except OSError as e: raise type(e)(f"{path}: {e.strerror or e}") from None
-    name = Path(path).name if name is None else name
+    std = str(path) == "-"
+    where = "standard input" if std else str(path)
+    try: rows = _stream_rows(sys.stdin.buffer.read() if std else Path(path).read_bytes(), lo, hi)
+    except ValueError as e: raise ValueError(f"{where}: {e}") from None
+    except OSError as e: raise type(e)(f"{where}: {e.strerror or e}") from None
+    name = name or ("stdin" if std else Path(path).name)
     return HistogramStream(np.array(rows), name=name) if lo is None else ScalarStream(np.array(rows)[:, 0], float(lo), float(hi), name)
 
 # %% ../nbs/21_benchmark.ipynb #6f606f5f

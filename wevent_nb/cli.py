@@ -784,7 +784,7 @@ def _bench_parser(sub) -> None:
                         "parameters: after changing the class, give a fresh --store)")
     s.add_argument("--dataset", action="append", metavar="NAME", help="run only this data set (repeatable; checked against the families' data sets)")
     s.add_argument("--input", default=None, metavar="FILE", help="rank every method of the stream's family on a stream of your own instead of the "
-                   "data sets: one line a timestamp as release reads it (d counts: the central family; one value with --lo/--hi: the event family); "
+                   "data sets (- for standard input): one line a timestamp as release reads it (d counts: the central family; one value with --lo/--hi: the event family); "
                    "printed with the tuning caveat")
     s.add_argument("--lo", type=float, default=None, help="a scalar --input's (or scalar --stand-in's) public domain: its lower end")
     s.add_argument("--hi", type=float, default=None, help="a scalar --input's (or scalar --stand-in's) public domain: its upper end")
