@@ -669,7 +669,8 @@ def _bench(args, store, streams=None) -> int:
     from wevent_nb.experiments import dask_client
     try:
         extra = [mechanism_entry(m) for m in args.mechanism or []]
-        default = streams is None and list(dict.fromkeys(B.family_of(ref) for _, ref, _ in extra)) or B.FAMILIES   # without --family: the given mechanisms' families (your streams: their own)
+        mine = [] if streams is not None else list(dict.fromkeys(B.family_of(ref) for _, ref, _ in extra))   # your streams: their own families
+        default = mine or B.FAMILIES   # without --family: the given mechanisms' families
         families = [check_choice(f, "--family", B.FAMILIES) for f in args.family or default]
     except ValueError as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 2           # a bad --family or --mechanism
     try: grids, missing = B.benchmark_grids(args.scale, families, args.reps, args.data_home, mechanisms=extra, datasets=args.dataset,
@@ -783,9 +784,9 @@ def _bench_parser(sub) -> None:
                         "(repeatable; without --family, only the families of the given mechanisms run; a store keeps cells by label and "
                         "parameters: after changing the class, give a fresh --store)")
     s.add_argument("--dataset", action="append", metavar="NAME", help="run only this data set (repeatable; checked against the families' data sets)")
-    s.add_argument("--input", default=None, metavar="FILE", help="rank every method of the stream's family on a stream of your own instead of the "
-                   "data sets (- for standard input): one line a timestamp as release reads it (d counts: the central family; one value with --lo/--hi: the event family); "
-                   "printed with the tuning caveat")
+    s.add_argument("--input", default=None, metavar="FILE", help="rank every method of the stream's family on a stream of your own "
+                   "instead of the data sets (- for standard input): one line a timestamp as release reads it (d counts: the central "
+                   "family; one value with --lo/--hi: the event family); printed with the tuning caveat")
     s.add_argument("--lo", type=float, default=None, help="a scalar --input's (or scalar --stand-in's) public domain: its lower end")
     s.add_argument("--hi", type=float, default=None, help="a scalar --input's (or scalar --stand-in's) public domain: its upper end")
     s.add_argument("--eps", type=positive_real, nargs="+", default=None, metavar="EPS", help="privacy budgets to run, replacing the scale's grid "
