@@ -8,12 +8,14 @@ Docs: https://wevent-nb.github.io/wevent_nb/benchmark.html.md"""
 __all__ = ['FAMILIES', 'SCALES', 'benchmark_grids', 'run_benchmark', 'rankings']
 
 # %% ../nbs/21_benchmark.ipynb #b0483382
-import math, os, time, warnings
+import math, os, sys, time, warnings
+from dataclasses import dataclass
+from pathlib import Path
 import numpy as np
 import pandas as pd
 from .pbd_pba import PBD, PBA
 from .core import Mechanism, Release, Ledger, HistogramStream, NumericPopulation, ScalarStream, list_mechanisms, info_classification
-from .validation import check_choice
+from .validation import check_choice, check_eps, check_w
 from .experiments import Grid, run_grid, ResultStore, CellsFailed, t_factor, make_mechanism
 
 # %% ../nbs/21_benchmark.ipynb #4b54e074
@@ -190,13 +192,16 @@ def family_streams(family: str, scale: str = "quick", home=None, missing: list |
     return out
 
 # %% ../nbs/21_benchmark.ipynb #9a1af996
-def family_grids(family: str, streams: dict, scale: str = "quick", reps: int | None = None, extra=None) -> list[Grid]:
-    "The family's grids on `streams` (its methods and the `extra` ones, see `family_methods`): an eps sweep and a w sweep sharing their crossing cell (event: eps x w, one grid per data set for BucOrder's m)."
+def family_grids(family: str, streams: dict, scale: str = "quick", reps: int | None = None, extra=None, eps=None, w=None) -> list[Grid]:
+    "The family's grids on `streams` (its methods and the `extra` ones, see `family_methods`): an eps sweep and a w sweep sharing their crossing cell (event: eps x w, one grid per data set for BucOrder's m); `eps` or `w` lists given: one grid, their product (a list not given: the scale's eps0 or w0 where the family sweeps, else its list)."
     cfg, reps = SCALES[scale][family], int(reps or SCALES[scale]["reps"])
     ms, mets = family_methods(family, extra), METRICS[family]
+    if eps is not None or w is not None:
+        points = dict(eps=eps or ([cfg["eps0"]] if "eps0" in cfg else cfg["eps"]), w=w or ([cfg["w0"]] if "w0" in cfg else cfg["w"]))
     if cfg.get("product"):
-        return [Grid({k: s}, {**ms, "BucOrder": ("BucOrder", {"m": BUCKET_WIDTH.get(k, 100.0)})}, dict(eps=cfg["eps"], w=cfg["w"]), reps, mets)
-                for k, s in streams.items()]
+        return [Grid({k: s}, {**ms, "BucOrder": ("BucOrder", {"m": BUCKET_WIDTH.get(k, 100.0)})},
+                     points if eps is not None or w is not None else dict(eps=cfg["eps"], w=cfg["w"]), reps, mets) for k, s in streams.items()]
+    if eps is not None or w is not None: return [Grid(streams, ms, points, reps, mets)]
     return [Grid(streams, ms, dict(eps=cfg["eps"], w=[cfg["w0"]]), reps, mets),
             Grid(streams, ms, dict(eps=[cfg["eps0"]], w=cfg["w"]), reps, mets)]
 
@@ -206,14 +211,53 @@ def _first_point(family: str, scale: str) -> dict:
     cfg = SCALES[scale][family]
     return dict(eps=cfg["eps"][0], w=cfg.get("w0", cfg["w"][0]))
 
+# %% ../nbs/21_benchmark.ipynb #24d7856f
+def grid_values(eps=None, w=None) -> tuple:
+    "`(eps, w)` given to `benchmark_grids` as lists of allowed values (one value: a list of one; None: the scale's); a value not allowed is a SelectionError."
+    try:
+        eps = None if eps is None else [check_eps(e) for e in np.atleast_1d(eps).tolist()]
+        w = None if w is None else [check_w(x) for x in np.atleast_1d(w).tolist()]
+    except (ValueError, TypeError) as e: raise SelectionError(str(e)) from None
+    if eps == [] or w == []: raise SelectionError("an empty list of eps or w is not allowed: give at least one value (or None: the scale's)")
+    return eps, w
+
+# %% ../nbs/21_benchmark.ipynb #0004688f
+OWN_FAMILY = {"histogram": "central", "scalar": "event"}   # the kinds a stream of your own may have: the release command's, one line a timestamp
+
+# %% ../nbs/21_benchmark.ipynb #388fceff
+def own_streams(streams: dict, home=None) -> dict:
+    "`{family: {name: stream}}` of streams of your own (HistogramStream: central, ScalarStream: event); a registered data set's name is refused."
+    from wevent_nb import data
+    if not isinstance(streams, dict) or not streams:
+        raise SelectionError(f"streams={streams!r} is not allowed: give a non-empty dict {{name: HistogramStream or ScalarStream}}")
+    taken = {n.casefold(): n for n in [*data.list_datasets(home)["name"], *data.BENCHMARK_PERIODIC]}
+    out = {}
+    for name, s in streams.items():
+        if not isinstance(name, str) or not name.strip(): raise SelectionError(f"stream name {name!r} is not allowed: a non-empty string")
+        if name.casefold() in taken:
+            raise SelectionError(f"stream name {name!r} is the registered data set {taken[name.casefold()]!r}: give your stream another name")
+        if not isinstance(s, (HistogramStream, ScalarStream)):
+            raise SelectionError(f"stream {name!r} is a {type(s).__name__}: a stream of your own is a HistogramStream (central) or a ScalarStream (event)")
+        out.setdefault(OWN_FAMILY[s.kind], {})[name] = s
+    return out
+
 # %% ../nbs/21_benchmark.ipynb #f1060118
 def benchmark_grids(scale: str = "quick", families=FAMILIES, reps: int | None = None, home=None,
                     mechanisms=None,   # extra mechanisms, each added to the family of its stream kind (see `mechanism_entries`)
                     datasets=None,     # names of the data sets to run (None: all of the families'), each checked against them
+                    streams=None,      # {name: HistogramStream or ScalarStream} of your own, ranked instead of the data sets (see `own_streams`)
+                    eps=None,          # eps values replacing the scale's grid (with `w`: their product; see `family_grids`)
+                    w=None,            # window lengths replacing the scale's grid
                    ) -> tuple[list, list]:
     "`([(family, Grid), ...], missing data sets)` of the cross-paper benchmark at `scale`, with `mechanisms` beside the shipped methods of their families."
     scale = check_choice(scale, "scale", tuple(SCALES))
     families = [check_choice(f, "family", FAMILIES) for f in families]
+    eps, w, own = *grid_values(eps, w), None
+    if streams is not None:
+        if datasets is not None: raise SelectionError("streams and datasets are not allowed together: give your streams or names of data sets")
+        own = own_streams(streams, home)
+        if (out := [f for f in own if f not in families]): raise SelectionError(f"streams of the {', '.join(out)} family, which families={families} leaves out")
+        families = list(own)
     extra = {}
     for label, (spec, fixed) in mechanism_entries(mechanisms).items():
         fam = family_of(spec)
@@ -223,10 +267,10 @@ def benchmark_grids(scale: str = "quick", families=FAMILIES, reps: int | None = 
         extra.setdefault(fam, []).append((label, spec, fixed))
     out, missing, seen = [], [], set()
     for fam in families:
-        streams = family_streams(fam, scale, home, missing)
-        seen |= set(streams)
-        if datasets is not None: streams = {k: s for k, s in streams.items() if k in datasets}
-        if streams: out += [(fam, g) for g in family_grids(fam, streams, scale, reps, extra.get(fam))]
+        fs = own[fam] if own is not None else family_streams(fam, scale, home, missing)
+        seen |= set(fs)
+        if datasets is not None: fs = {k: s for k, s in fs.items() if k in datasets}
+        if fs: out += [(fam, g) for g in family_grids(fam, fs, scale, reps, extra.get(fam), eps, w)]
     if datasets is not None and (unknown := sorted(set(datasets) - seen)):
         absent = [k for k in unknown if k in missing]
         raise SelectionError(f"data set(s) {', '.join(map(repr, unknown))} not among those of {', '.join(families)}: {', '.join(sorted(seen))}"
@@ -388,3 +432,91 @@ def rank_heatmap(ranks: pd.DataFrame, family: str, width: float = 7.8):
     fig.colorbar(im, ax=a, label="place"); a.set_title(f"{family}: place by geometric-mean {PRIMARY[family]}", fontsize=9)
     fig.tight_layout()
     return fig
+
+# %% ../nbs/21_benchmark.ipynb #e34d4cf3
+TUNING_CAVEAT = ("Caveat: this ranking reads the stream it ranks, and its errors are not private. Choosing a mechanism by its error on "
+    "the very data to be released is itself a data-dependent choice that no guarantee here covers. Honest paths: rank on public or "
+    "past data you may use, or on a synthetic stand-in fitted to public statistics (wevent-nb bench --stand-in periodic --period P "
+    "--amplitude A; from Python benchmark.periodic_stand_in), then release with the mechanism chosen. No private selection among "
+    "mechanisms is offered: it would need its own derivation and its own books.")
+
+# %% ../nbs/21_benchmark.ipynb #b436662a
+def _stream_rows(raw: bytes, lo, hi) -> list:
+    "The rows of a stream file's bytes (online's line grammar), each checked: one width (histogram) or one value in [lo, hi] (scalar), finite counts >= 0."
+    from wevent_nb.online import _parse_line
+    try: text = raw.decode("utf-8")
+    except UnicodeDecodeError as e: text, bad = None, raw[:e.start].count(b"\n") + 1
+    if text is None: raise ValueError(f"line {bad}: not UTF-8 text")
+    rows = []
+    for lineno, line in enumerate(text.split("\n"), 1):
+        if not line.strip(): continue
+        x = _parse_line(line, lineno)
+        if lo is not None and x.size != 1: raise ValueError(f"line {lineno}: {x.size} values, a scalar stream has one a line")
+        if rows and x.size != rows[0].size: raise ValueError(f"line {lineno}: {x.size} value(s), the first line {rows[0].size}")
+        if not np.isfinite(x).all(): raise ValueError(f"line {lineno}: a value too large to be a finite number")
+        if lo is None and (x < 0).any(): raise ValueError(f"line {lineno}: the count {x[x < 0][0]:g} is negative (counts are >= 0)")
+        if lo is not None and not lo <= x[0] <= hi: raise ValueError(f"line {lineno}: {x[0]:g} lies outside the domain [{lo:g}, {hi:g}]")
+        rows.append(x)
+    if not rows: raise ValueError("holds no timestamp (one line a timestamp: d comma-separated counts, or one value with lo and hi)")
+    return rows
+
+# %% ../nbs/21_benchmark.ipynb #c6fc9f2c
+def check_domain(lo, hi) -> None:
+    "Refuse a scalar domain no input could make right: one end without the other, or not finite with lo < hi (a SelectionError)."
+    if (lo is None) != (hi is None): raise SelectionError("a scalar stream needs both ends of its public domain: give lo and hi (neither: a histogram stream)")
+    if lo is not None and not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise SelectionError(f"lo={lo}, hi={hi} is not allowed: the domain's ends are finite numbers with lo < hi")
+
+# %% ../nbs/21_benchmark.ipynb #a30e3667
+def read_stream(path, lo: float | None = None, hi: float | None = None, name: str | None = None):
+    "A stream you wrote (a file, or '-': standard input), one timestamp a line as the release command reads it: d counts a line (a HistogramStream), or with `lo`, `hi` one value a line in [lo, hi] (a ScalarStream), named `name` (default: the file's name); a bad file is a ValueError naming the file and its line."
+    check_domain(lo, hi)
+    std = str(path) == "-"
+    where = "standard input" if std else str(path)
+    try: rows = _stream_rows(sys.stdin.buffer.read() if std else Path(path).read_bytes(), lo, hi)
+    except ValueError as e: raise ValueError(f"{where}: {e}") from None
+    except OSError as e: raise type(e)(f"{where}: {e.strerror or e}") from None
+    name = name or ("stdin" if std else Path(path).name)
+    return HistogramStream(np.array(rows), name=name) if lo is None else ScalarStream(np.array(rows)[:, 0], float(lo), float(hi), name)
+
+# %% ../nbs/21_benchmark.ipynb #6f606f5f
+STAND_IN_LEVEL = 2.0   # the periodic generator's level (its min_value, the Java's min_period_value): a count stand-in peaks at level + amplitude, as the benchmark's presets
+
+# %% ../nbs/21_benchmark.ipynb #b7bb8b96
+def periodic_stand_in(T: int, period: int, amplitude: float, lo: float | None = None, hi: float | None = None, rng=0, name: str | None = None):
+    "A public stand-in to rank on: `data.periodic_stream` with the `period` and `amplitude` taken from public statistics, never from the stream: counts from STAND_IN_LEVEL up to it + `amplitude` (a HistogramStream), or with `lo`, `hi` values from lo up to lo + `amplitude` (a ScalarStream); `rng` its seed, `T` its length."
+    from wevent_nb import data
+    check_domain(lo, hi)
+    name = name or f"periodic stand-in (period {period}, amplitude {amplitude:g})"
+    if lo is None: return data.periodic_stream(T=T, period=period, max_value=STAND_IN_LEVEL + amplitude, rng=rng, name=name)
+    if not 0 < amplitude <= hi - lo: raise ValueError(f"amplitude={amplitude} is not allowed: a scalar stand-in spans at most the domain, 0 < amplitude <= hi - lo = {hi - lo:g}")
+    x = data.periodic_stream(T=T, period=period, min_value=0.0, max_value=amplitude, rng=rng).counts[:, 0]
+    return ScalarStream(np.minimum(lo + x, hi), float(lo), float(hi), name)    # minimum: lo + amplitude may round one ulp above hi
+
+# %% ../nbs/21_benchmark.ipynb #7aab8731
+@dataclass
+class OwnRanking:
+    "The ranking of streams of your own (`rank_own`): `ranks` is `rankings`' table with the settings where releasing nothing wins; printed, with TUNING_CAVEAT."
+    ranks: pd.DataFrame
+    def __str__(self) -> str:
+        out = []
+        for (fam, ds), t in self.ranks.groupby(["family", "dataset"], sort=False):
+            n = int(t["points"].max())
+            out.append(f"{ds} ({fam}): place by geometric-mean {PRIMARY[fam]} over {n} setting(s) of eps and w, {int(t['seeds'].max())} seeds each; "
+                       f"'nothing wins': the settings where the zero-budget release ({ZERO[fam]}) has the lower mean error (surely: beyond the 95% interval)")
+            t = t.assign(error=t["error"].map("{:.4g}".format), ci95=[f"[{a:.4g}, {b:.4g}]" for a, b in zip(t["ci_low"], t["ci_high"])],
+                         mean_rank=t["mean_rank"].map("{:.2f}".format),
+                         nothing_wins=["(releases nothing)" if np.isnan(k) else f"{k:.0f} of {p:.0f} ({q:.0f} surely)"
+                                       for k, p, q in zip(t["worse"], t["points"], t["surely_worse"])])
+            out.append(t[["place", "mechanism", "error", "ci95", "mean_rank", "nothing_wins"]].to_string(index=False))
+        return "\n".join(out + [TUNING_CAVEAT])
+    __repr__ = __str__
+
+# %% ../nbs/21_benchmark.ipynb #109b16dd
+def rank_own(df: pd.DataFrame) -> OwnRanking:
+    "Each stream's ranking (`rankings`) with the settings where its family's zero-budget release wins (`beaten_by_nothing`), printed with TUNING_CAVEAT."
+    parts = []
+    for _, sub in df.groupby(["family", "dataset"], sort=False):
+        nothing = beaten_by_nothing(sub)[["mechanism", "points", "worse", "surely_worse"]]
+        parts.append(rankings(sub).merge(nothing, on="mechanism", how="left"))
+    return OwnRanking(pd.concat(parts, ignore_index=True))

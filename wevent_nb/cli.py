@@ -514,6 +514,15 @@ def at_least(minimum: int, why: str = ""):
     whole.__name__ = f"whole number >= {minimum}"
     return whole
 
+# %% ../nbs/30_cli.ipynb #ae1c3e68
+def positive_real(text: str) -> float:
+    "An argparse `type`: a finite number > 0 (a budget, an amplitude); else the usage error says what is allowed."
+    try: v = float(text)
+    except ValueError: raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < v < float("inf"): raise argparse.ArgumentTypeError(f"{text} is not allowed: a finite number > 0")
+    return v
+positive_real.__name__ = "finite number > 0"
+
 # %% ../nbs/30_cli.ipynb #bac804dd
 class ReportParam(argparse.Action):
     "`-p KEY VALUE` of `reproduce`, refused at parse time when KEY has a lower bound in REPORT_PARAM_MIN that VALUE breaks."
@@ -610,30 +619,62 @@ def _cmd_reproduce(args) -> int:
     print(f"{len(recs) - len(bad)}/{len(recs)} report(s) ok; index: {Path(args.out) / 'index.html'}")
     return 1 if bad else 0
 
+# %% ../nbs/30_cli.ipynb #7a71eb94
+def _bench_streams(args) -> dict | None:
+    "The streams of --input and --stand-in (None: the registered data sets); a flag no input makes right raises SelectionError (exit 2), a bad file ValueError or OSError (exit 1)."
+    from wevent_nb import benchmark as B, data
+    standin = [f for f, v in (("--period", args.period), ("--amplitude", args.amplitude), ("--length", args.length)) if v is not None]
+    if args.stand_in is None and standin: raise B.SelectionError(f"{', '.join(standin)}: the stand-in's, given without --stand-in periodic")
+    if args.input is None and args.stand_in is None:
+        if args.lo is not None or args.hi is not None: raise B.SelectionError("--lo and --hi are a scalar --input's (or --stand-in's) domain: give one")
+        return None
+    if args.dataset or args.family:
+        raise B.SelectionError("--input and --stand-in rank your stream in the family of its kind (counts: central; --lo/--hi: event): "
+                               "leave out --dataset and --family")
+    if args.stand_in is not None and (args.period is None or args.amplitude is None):
+        raise B.SelectionError("--stand-in periodic needs --period P and --amplitude A, taken from public statistics (never from the stream)")
+    B.check_domain(args.lo, args.hi)
+    streams = {}
+    if args.input is not None:
+        s = B.read_stream(args.input, args.lo, args.hi); streams[s.name] = s
+    if args.stand_in is not None:
+        T = args.length or (len(s) if args.input is not None else data.PERIODIC_DEFAULTS["T"])
+        try: st = B.periodic_stand_in(T, args.period, args.amplitude, args.lo, args.hi)
+        except ValueError as e: raise B.SelectionError(f"--stand-in periodic: {e}") from None
+        streams[st.name] = st
+    return streams
+
 # %% ../nbs/30_cli.ipynb #65a2e322
 def _cmd_bench(args) -> int:
-    "Check the arguments against the file system and open the store before any computing; then `_bench`."
+    "Check the flags, read --input and check the other arguments against the file system, and open the store before any computing; then `_bench`."
     from wevent_nb.experiments import ResultStore
+    from wevent_nb.benchmark import SelectionError
+    try: streams = _bench_streams(args)
+    except SelectionError as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 2        # flags no input makes right
+    except (OSError, ValueError) as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 1  # a file missing, unread or malformed
     why = (folder_problem(args.data_home, "--data-home") if args.data_home is not None else None) or (args.csv and output_problem(args.csv, "--csv"))
     if why: print(f"wevent-nb bench: {why}", file=sys.stderr); return 1
     store = Path(args.store or Path("reports") / f"benchmark_{args.scale}.sqlite")
     with contextlib.suppress(OSError): store.parent.mkdir(parents=True, exist_ok=True)   # if it fails, the store says why
     try: st = ResultStore(store)
     except sqlite3.DatabaseError as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 1
-    with contextlib.closing(st): return _bench(args, st)
+    with contextlib.closing(st): return _bench(args, st, streams)
 
 # %% ../nbs/30_cli.ipynb #f74a81f8
-def _bench(args, store) -> int:
+def _bench(args, store, streams=None) -> int:
+    "Build the grids (of `streams` when given: `_bench_streams`), run them into `store` and print the rankings (of `streams`: with the tuning caveat)."
     from wevent_nb import benchmark as B
     from wevent_nb.validation import check_choice
     from wevent_nb.contract import mechanism_entry
     from wevent_nb.experiments import dask_client
     try:
         extra = [mechanism_entry(m) for m in args.mechanism or []]
-        default = list(dict.fromkeys(B.family_of(ref) for _, ref, _ in extra)) or B.FAMILIES   # without --family: the given mechanisms' families
+        mine = [] if streams is not None else list(dict.fromkeys(B.family_of(ref) for _, ref, _ in extra))   # your streams: their own families
+        default = mine or B.FAMILIES   # without --family: the given mechanisms' families
         families = [check_choice(f, "--family", B.FAMILIES) for f in args.family or default]
     except ValueError as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 2           # a bad --family or --mechanism
-    try: grids, missing = B.benchmark_grids(args.scale, families, args.reps, args.data_home, mechanisms=extra, datasets=args.dataset)
+    try: grids, missing = B.benchmark_grids(args.scale, families, args.reps, args.data_home, mechanisms=extra, datasets=args.dataset,
+                                                 streams=streams, eps=args.eps, w=args.w)
     except B.SelectionError as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 2     # a mechanism's parameter refused, an unknown --dataset
     except (OSError, ValueError) as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 1    # a data set file unread
     if missing: print(f"data sets not found, skipped: {', '.join(missing)}")
@@ -652,8 +693,10 @@ def _bench(args, store) -> int:
     n = df.attrs["computed"]
     print(f"{n:,} cells computed in {wall:.1f} s ({n / wall if wall else 0:.1f} cells/s); {df.attrs['cells'] - n:,} read from the store")
     ranks = B.rankings(df)
-    best = ranks[ranks["place"] <= 3].groupby(["family", "dataset"], sort=False)["mechanism"].agg(" > ".join).reset_index(name="best three")
-    print(best.to_string(index=False)); print(B.beaten_by_nothing(df).to_string(index=False))
+    if streams is not None: print(B.rank_own(df))        # your streams: every method, the settings where nothing wins, the caveat
+    else:
+        best = ranks[ranks["place"] <= 3].groupby(["family", "dataset"], sort=False)["mechanism"].agg(" > ".join).reset_index(name="best three")
+        print(best.to_string(index=False)); print(B.beaten_by_nothing(df).to_string(index=False))
     n_ranked = ranks.groupby(["family", "dataset"])["mechanism"].transform("size")
     for r in ranks.assign(of=n_ranked)[ranks["mechanism"].isin([label for label, _, _ in extra])].itertuples():   # the --mechanism ones
         print(f"{r.mechanism} on {r.family}/{r.dataset}: place {r.place} of {r.of}, error {r.error:.4g} (95% CI {r.ci_low:.4g} to {r.ci_high:.4g})")
@@ -722,6 +765,41 @@ def _print_status(s: dict) -> int:
 COMMANDS = ("list", "datasets", "check", "bench", "reproduce", "release")
 CHECK_RUNS_MIN = 50   # the auditor's runs per side below which its bound says little (tools/trust_table.py's floor)
 
+# %% ../nbs/30_cli.ipynb #7a089eb4
+def _bench_parser(sub) -> None:
+    "Add the `bench` command and its flags to the subparsers `sub`."
+    s = sub.add_parser("bench", help="run the cross-paper benchmark grids into a result store and print rankings")
+    s.add_argument("--scale", default="quick", choices=["quick", "paper"])
+    s.add_argument("--family", action="append", help="central, local-categorical, local-numeric or event (repeatable; default: all)")
+    s.add_argument("--reps", type=at_least(2, SPREAD_WHY), default=None, help="seeds per cell, at least 2 (default: quick 2, paper 5)")
+    s.add_argument("--store", default=None, help="SQLite result store to resume and add to, created if missing, never overwritten "
+                                                 "(default: reports/benchmark_<scale>.sqlite)")
+    s.add_argument("--workers", type=at_least(1), default=2, help="local processes, at least 1 (default: 2); ignored with --scheduler")
+    s.add_argument("--scheduler", default=None, metavar="ADDRESS", help="run the cells on this Dask scheduler (e.g. tcp://host:8786)")
+    s.add_argument("--data-home", default=None, help="data folder (default: WEVENT_NB_DATA)")
+    s.add_argument("--csv", default=None, help="also write the tidy results here (its folder must exist and be writable: checked before running)")
+    s.add_argument("--quiet", action="store_true", help="no progress bar")
+    s.add_argument("--mechanism", action="append", metavar="MODULE:CLASS[:k=v,...]",
+                   help="add a mechanism of your own (or PATH.py:CLASS, or a registered name) with fixed parameters to its family's grids "
+                        "(repeatable; without --family, only the families of the given mechanisms run; a store keeps cells by label and "
+                        "parameters: after changing the class, give a fresh --store)")
+    s.add_argument("--dataset", action="append", metavar="NAME", help="run only this data set (repeatable; checked against the families' data sets)")
+    s.add_argument("--input", default=None, metavar="FILE", help="rank every method of the stream's family on a stream of your own "
+                   "instead of the data sets (- for standard input): one line a timestamp as release reads it (d counts: the central "
+                   "family; one value with --lo/--hi: the event family); printed with the tuning caveat")
+    s.add_argument("--lo", type=float, default=None, help="a scalar --input's (or scalar --stand-in's) public domain: its lower end")
+    s.add_argument("--hi", type=float, default=None, help="a scalar --input's (or scalar --stand-in's) public domain: its upper end")
+    s.add_argument("--eps", type=positive_real, nargs="+", default=None, metavar="EPS", help="privacy budgets to run, replacing the scale's grid "
+                   "(with --w: their product; default: the papers' grid of each family at --scale)")
+    s.add_argument("--w", type=at_least(1), nargs="+", default=None, metavar="W", help="window lengths to run, replacing the scale's grid (as --eps)")
+    s.add_argument("--stand-in", choices=["periodic"], default=None, help="rank on a public stand-in too (or alone): the periodic generator "
+                   "(data.periodic_stream) at --period and --amplitude taken from public statistics, never from the stream")
+    s.add_argument("--period", type=at_least(4, "the generator's shortest period"), default=None, help="the stand-in's period, in timestamps")
+    s.add_argument("--amplitude", type=positive_real, default=None, help="the stand-in's amplitude: counts from 2 up to 2 + A, or with --lo/--hi "
+                   "values from --lo up to --lo + A")
+    s.add_argument("--length", type=at_least(1), default=None, help="the stand-in's timestamps (default: the --input's, else 1000)")
+    s.set_defaults(fn=_cmd_bench)
+
 # %% ../nbs/30_cli.ipynb #4345a098
 def build_parser() -> argparse.ArgumentParser:
     "The `wevent-nb` argument parser."
@@ -747,23 +825,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--runs", type=at_least(CHECK_RUNS_MIN, "the auditor's bound needs runs"), default=500, help="auditor runs per side (default 500)")
     s.add_argument("--seed", type=int, default=0, help="the auditor's seed (default 0)")
     s.set_defaults(fn=_cmd_check)
-    s = sub.add_parser("bench", help="run the cross-paper benchmark grids into a result store and print rankings")
-    s.add_argument("--scale", default="quick", choices=["quick", "paper"])
-    s.add_argument("--family", action="append", help="central, local-categorical, local-numeric or event (repeatable; default: all)")
-    s.add_argument("--reps", type=at_least(2, SPREAD_WHY), default=None, help="seeds per cell, at least 2 (default: quick 2, paper 5)")
-    s.add_argument("--store", default=None, help="SQLite result store to resume and add to, created if missing, never overwritten "
-                                                 "(default: reports/benchmark_<scale>.sqlite)")
-    s.add_argument("--workers", type=at_least(1), default=2, help="local processes, at least 1 (default: 2); ignored with --scheduler")
-    s.add_argument("--scheduler", default=None, metavar="ADDRESS", help="run the cells on this Dask scheduler (e.g. tcp://host:8786)")
-    s.add_argument("--data-home", default=None, help="data folder (default: WEVENT_NB_DATA)")
-    s.add_argument("--csv", default=None, help="also write the tidy results here (its folder must exist and be writable: checked before running)")
-    s.add_argument("--quiet", action="store_true", help="no progress bar")
-    s.add_argument("--mechanism", action="append", metavar="MODULE:CLASS[:k=v,...]",
-                   help="add a mechanism of your own (or PATH.py:CLASS, or a registered name) with fixed parameters to its family's grids "
-                        "(repeatable; without --family, only the families of the given mechanisms run; a store keeps cells by label and "
-                        "parameters: after changing the class, give a fresh --store)")
-    s.add_argument("--dataset", action="append", metavar="NAME", help="run only this data set (repeatable; checked against the families' data sets)")
-    s.set_defaults(fn=_cmd_bench)
+    _bench_parser(sub)
     s = sub.add_parser("reproduce", help="run the paper notebooks with papermill into HTML reports")
     s.add_argument("--paper", help="file-name substring or paper id (000..004)")
     s.add_argument("--scale", default="quick", choices=["quick", "paper"])
