@@ -3,7 +3,7 @@
 Bad input ends in one line on standard error, never a traceback: exit 2 for flags no input makes right, 1 for a file
 missing, empty or malformed (its line named), as the release command does; a good file is ranked beside the family's
 zero-budget release, with the settings where releasing nothing wins and the tuning caveat."""
-import subprocess, sys
+import html, re, subprocess, sys
 from pathlib import Path
 
 import numpy as np
@@ -119,3 +119,22 @@ def test_from_python_streams_are_ranked_the_same_way():
     assert set(r.ranks["dataset"]) == {"shop"} and "Constant" in set(r.ranks["mechanism"]) and TUNING_CAVEAT in str(r)
     with pytest.raises(SelectionError, match="registered data set 'spas-otp'"): benchmark_grids(streams={"spas-otp": shop})
     with pytest.raises(SelectionError, match="leaves out"): benchmark_grids(families=["central"], streams={"v": ScalarStream(np.array([0.5]), 0, 1)})
+
+
+def test_a_report_answers_on_its_first_screen(tmp_path):
+    code, out, err = bench(tmp_path, "--input", wrote(tmp_path, COUNTS), "--eps", 0.5, 1, "--w", 5, "--reps", 2, "--report", tmp_path / "rep")
+    assert code == 0 and "report: " in out, err
+    page = (tmp_path / "rep" / "index.html").read_text(encoding="utf-8")
+    first, table = page.split("id='whole-table'")                      # the first screen: all before the whole table
+    best = re.search(r"^ +1 +(.+?) +[0-9.e+-]+ +\[", out, re.M).group(1)     # place 1 of the printed ranking
+    assert f"place 1: <b>{best}</b>" in first and "Releasing nothing (Constant, the zero-budget release)" in first
+    assert html.escape(TUNING_CAVEAT) in first and '<img src="error_central.png"' in first
+    assert all(f"<td>{m}</td>" in table for m in ("FAST", "SPAS", "BD", "BA", "PeGaSus", "Constant"))   # every method below
+    assert (tmp_path / "rep" / "error_central.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(p.name for p in (tmp_path / "rep").iterdir()) == ["error_central.png", "index.html"]   # no temporary left
+
+
+def test_a_report_without_input_is_exit_2(tmp_path):
+    code, _, err = bench(tmp_path, "--report", tmp_path / "rep")
+    assert code == 2 and "--report DIR writes the curator's report of --input FILE" in one_line(err)
+    assert not (tmp_path / "rep").exists() and not (tmp_path / "s.sqlite").exists()

@@ -520,3 +520,52 @@ def rank_own(df: pd.DataFrame) -> OwnRanking:
         nothing = beaten_by_nothing(sub)[["mechanism", "points", "worse", "surely_worse"]]
         parts.append(rankings(sub).merge(nothing, on="mechanism", how="left"))
     return OwnRanking(pd.concat(parts, ignore_index=True))
+
+# %% ../nbs/21_benchmark.ipynb #0d3a2f84
+REPORT_TOP = 3        # methods on the first screen per stream: the answer, the rest is in the whole table below it
+REPORT_DPI = 110      # the figure's PNG at the notebook's width (7.8 in): ~860 px, legible on a laptop screen
+REPORT_TABLE_ID = "whole-table"   # the anchor of the whole table: everything before it is the first screen
+REPORT_STYLE = ("body{font:15px/1.45 system-ui,sans-serif;max-width:62em;margin:1.5em auto;padding:0 1em}"
+                "table{border-collapse:collapse;font-size:13px}td,th{border-bottom:1px solid #ddd;padding:2px 8px;text-align:right}"
+                ".caveat{background:#fff4d6;padding:.6em 1em;border-left:4px solid #d9a400}img{max-width:100%}")
+
+# %% ../nbs/21_benchmark.ipynb #509af345
+def _own_answer(t: pd.DataFrame, fam: str, ds: str, top: int) -> str:
+    "One stream's answer (HTML) from its `rank_own` rows `t`: its `top` methods with their intervals and the settings where releasing nothing wins, then the zero-budget release's error and place."
+    from html import escape
+    z, best = t[t["mechanism"] == ZERO[fam]].iloc[0], t[t["mechanism"] != ZERO[fam]].head(top)
+    err = PRIMARY[fam]
+    items = "".join(f"<li>place {r.place}: <b>{escape(r.mechanism)}</b>, {err} {r.error:.4g} (95% interval {r.ci_low:.4g} to {r.ci_high:.4g}); "
+                    f"releasing nothing wins in {r.worse:.0f} of {r.points:.0f} settings ({r.surely_worse:.0f} surely)</li>\n" for r in best.itertuples())
+    return (f"<h2>{escape(ds)} ({fam})</h2>\n<p>Place by geometric-mean {err} over {int(t['points'].max())} setting(s) of eps and w, "
+            f"{int(t['seeds'].max())} seeds each; the top {len(best)}:</p>\n<ul>\n{items}</ul>\n"
+            f"<p>Releasing nothing ({escape(ZERO[fam])}, the zero-budget release): {err} {z.error:.4g} (95% interval {z.ci_low:.4g} to "
+            f"{z.ci_high:.4g}), place {z.place} of {len(t)}: {z.error / best['error'].iloc[0]:.3g} times the error of {escape(best['mechanism'].iloc[0])}.</p>\n")
+
+# %% ../nbs/21_benchmark.ipynb #83141fcf
+def _own_figures(df: pd.DataFrame, out: Path) -> list:
+    "Each family's error against eps (`plot_family`, one panel a stream) written as out/error_<family>.png beside its place and renamed over it; their names."
+    import matplotlib.pyplot as plt
+    names = []
+    for fam in dict.fromkeys(df["family"]):
+        fig = plot_family(df, fam, "eps", ncols=min(2, df.loc[df["family"] == fam, "dataset"].nunique()))
+        name = f"error_{fam}.png"
+        fig.savefig(out / f".{name}.tmp", format="png", dpi=REPORT_DPI); plt.close(fig)
+        os.replace(out / f".{name}.tmp", out / name); names.append(name)
+    return names
+
+# %% ../nbs/21_benchmark.ipynb #e5c8954f
+def own_report(df: pd.DataFrame, out_dir, top: int = REPORT_TOP) -> Path:
+    "Write the curator's report of the results `df` of your streams (as `rank_own` takes them) to out_dir/index.html, the folder created and a page there replaced whole: first the answer (each stream's `top` methods with their intervals beside releasing nothing, the figure of error against eps, TUNING_CAVEAT), then the whole table; its path."
+    from html import escape
+    out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
+    ranks = rank_own(df).ranks
+    answer = "".join(_own_answer(t, fam, ds, top) for (fam, ds), t in ranks.groupby(["family", "dataset"], sort=False))
+    figs = "".join(f'<p><img src="{n}" alt="error against eps, one line a method, the zero-budget release dashed"></p>\n' for n in _own_figures(df, out))
+    named = ranks.rename(columns={"points": "settings", "worse": "nothing wins", "surely_worse": "nothing wins surely"})
+    table = named.to_html(index=False, float_format="{:.4g}".format, na_rep="", border=0)      # to_html escapes the names
+    page = ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>Which mechanism for my stream?</title>"
+            f"<style>{REPORT_STYLE}</style></head><body>\n<h1>Which mechanism for my stream?</h1>\n{answer}{figs}"
+            f"<p class='caveat'>{escape(TUNING_CAVEAT)}</p>\n<h2 id='{REPORT_TABLE_ID}'>The whole table</h2>\n{table}\n</body></html>\n")
+    (out / ".index.html.tmp").write_text(page, encoding="utf-8"); os.replace(out / ".index.html.tmp", out / "index.html")
+    return out / "index.html"

@@ -623,6 +623,7 @@ def _cmd_reproduce(args) -> int:
 def _bench_streams(args) -> dict | None:
     "The streams of --input and --stand-in (None: the registered data sets); a flag no input makes right raises SelectionError (exit 2), a bad file ValueError or OSError (exit 1)."
     from wevent_nb import benchmark as B, data
+    if args.report is not None and args.input is None: raise B.SelectionError("--report DIR writes the curator's report of --input FILE: give the stream")
     standin = [f for f, v in (("--period", args.period), ("--amplitude", args.amplitude), ("--length", args.length)) if v is not None]
     if args.stand_in is None and standin: raise B.SelectionError(f"{', '.join(standin)}: the stand-in's, given without --stand-in periodic")
     if args.input is None and args.stand_in is None:
@@ -662,7 +663,7 @@ def _cmd_bench(args) -> int:
 
 # %% ../nbs/30_cli.ipynb #f74a81f8
 def _bench(args, store, streams=None) -> int:
-    "Build the grids (of `streams` when given: `_bench_streams`), run them into `store` and print the rankings (of `streams`: with the tuning caveat)."
+    "Build the grids (of `streams` when given: `_bench_streams`), run them into `store` and print the rankings (of `streams`: with the tuning caveat, and with --report their curator's page)."
     from wevent_nb import benchmark as B
     from wevent_nb.validation import check_choice
     from wevent_nb.contract import mechanism_entry
@@ -703,6 +704,10 @@ def _bench(args, store, streams=None) -> int:
     if args.csv:
         try: df.to_csv(args.csv, index=False); print(f"tidy results: {args.csv}")
         except OSError as e: print(f"wevent-nb bench: --csv {args.csv}: {e.strerror or e} (the results are in the store {store.path})", file=sys.stderr); return 1
+    if args.report:
+        import matplotlib; matplotlib.use("Agg")      # the report's figure goes to a file: no display needed
+        try: print(f"report: {B.own_report(df, args.report)}")
+        except OSError as e: print(f"wevent-nb bench: --report {args.report}: {e.strerror or e} (the results are in the store {store.path})", file=sys.stderr); return 1
     if len(failed): print(f"{len(failed)} cell(s) raised (a re-run retries them):\n{failed.to_string(index=False)}", file=sys.stderr); return 1
     if not df["ledger_ok"].all(): print("some ledger checks failed", file=sys.stderr); return 1
     return 0
@@ -798,6 +803,8 @@ def _bench_parser(sub) -> None:
     s.add_argument("--amplitude", type=positive_real, default=None, help="the stand-in's amplitude: counts from 2 up to 2 + A, or with --lo/--hi "
                    "values from --lo up to --lo + A")
     s.add_argument("--length", type=at_least(1), default=None, help="the stand-in's timestamps (default: the --input's, else 1000)")
+    s.add_argument("--report", default=None, metavar="DIR", help="with --input: also write the curator's report DIR/index.html (the answer first: "
+                   "the top methods beside releasing nothing, error against eps, the tuning caveat; then the whole table), DIR created")
     s.set_defaults(fn=_cmd_bench)
 
 # %% ../nbs/30_cli.ipynb #4345a098
