@@ -138,3 +138,9 @@ def test_a_report_without_input_is_exit_2(tmp_path):
     code, _, err = bench(tmp_path, "--report", tmp_path / "rep")
     assert code == 2 and "--report DIR writes the curator's report of --input FILE" in one_line(err)
     assert not (tmp_path / "rep").exists() and not (tmp_path / "s.sqlite").exists()
+
+
+def test_a_report_that_names_a_file_is_exit_1_before_running(tmp_path):
+    code, _, err = bench(tmp_path, "--input", wrote(tmp_path, COUNTS), "--report", wrote(tmp_path, "", "taken.html"))
+    assert code == 1 and "taken.html: a file; the report is a folder" in one_line(err)
+    assert not (tmp_path / "s.sqlite").exists()       # refused before the store is opened

@@ -654,6 +654,7 @@ def _cmd_bench(args) -> int:
     except SelectionError as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 2        # flags no input makes right
     except (OSError, ValueError) as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 1  # a file missing, unread or malformed
     why = (folder_problem(args.data_home, "--data-home") if args.data_home is not None else None) or (args.csv and output_problem(args.csv, "--csv"))
+    why = why or (args.report and Path(args.report).is_file() and f"--report {args.report}: a file; the report is a folder (created if missing)")
     if why: print(f"wevent-nb bench: {why}", file=sys.stderr); return 1
     store = Path(args.store or Path("reports") / f"benchmark_{args.scale}.sqlite")
     with contextlib.suppress(OSError): store.parent.mkdir(parents=True, exist_ok=True)   # if it fails, the store says why
