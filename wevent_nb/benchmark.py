@@ -544,11 +544,13 @@ def _own_answer(t: pd.DataFrame, fam: str, ds: str, top: int) -> str:
 
 # %% ../nbs/21_benchmark.ipynb #83141fcf
 def _own_figures(df: pd.DataFrame, out: Path) -> list:
-    "Each family's error against eps (`plot_family`, one panel a stream) written as out/error_<family>.png beside its place and renamed over it; their names."
+    "Each family's error against eps (`plot_family`, one panel a stream; at one eps the zero-budget release a dash) written as out/error_<family>.png beside its place and renamed over it; their names."
     import matplotlib.pyplot as plt
     names = []
     for fam in dict.fromkeys(df["family"]):
         fig = plot_family(df, fam, "eps", ncols=min(2, df.loc[df["family"] == fam, "dataset"].nunique()))
+        if df.loc[df["family"] == fam, "eps"].nunique() == 1:     # one eps: the zero-budget line is one point, drawn as a wide dash
+            for c in (c for a in fig.axes for c in a.containers if c.get_label() == ZERO[fam]): c.lines[0].set(marker="_", ms=18)
         name = f"error_{fam}.png"
         fig.savefig(out / f".{name}.tmp", format="png", dpi=REPORT_DPI); plt.close(fig)
         os.replace(out / f".{name}.tmp", out / name); names.append(name)
