@@ -72,24 +72,27 @@ ONLINE = [i for i in list_mechanisms() if i.cls.online]
 
 @pytest.mark.parametrize("info", ONLINE, ids=lambda i: i.name)
 def test_every_mechanism_draws_fresh_noise_after_a_resume(tmp_path, info):
-    "Two resumes of one backup (unseeded) differ wherever the rest of the stream depends on the generator (the backup with two seeds set by hand differs), and no generator keeps its old state."
+    "Two resumes of one backup (unseeded): no generator keeps its old state, the two draw fresh, different entropy (their generators' states share nothing), and their releases differ (a delayed scalar stream's, clipped to its domain, may coincide by chance: its generators' states decide)."
     _, start, rows = case(info.stream_kind, np.random.default_rng(0))
     s = Session(build(info), state=tmp_path / "a.state", **start)
     for x in rows[:10]: s.step(x)
     s.close()
     shutil.copyfile(tmp_path / "a.state", tmp_path / "b.state")
     olds = [repr(g.state) for g in _bit_generators(s.mech)]
-    outs = []
+    outs, states = [], []
     for name in ("a.state", "b.state"):
         with Session.resume(tmp_path / name) as r:
-            assert not set(olds) & {repr(g.state) for g in _bit_generators(r.mech)}       # every generator moved on
+            states.append({repr(g.state) for g in _bit_generators(r.mech)})
+            assert not set(olds) & states[-1]                                               # every generator moved on
             outs.append([r.step(x).release for x in rows[10:]])
+    assert not states[0] & states[1]                       # the two resumes' generators drew fresh, different entropy
     seeded = []                                   # does the rest depend on the generator? the backup with two seeds set by hand
     for seed in (1, 2):
         m = pickle.loads(pickle.dumps(s.mech))
         for g in _bit_generators(m): g.state = type(g)(seed).state
         seeded.append([m.step(x) for x in rows[10:]])
-    if _differ(*seeded): assert olds and _differ(*outs), "the two resumes drew the same noise"
+    if _differ(*seeded) and not _differ(*outs):   # it does, and the resumes coincide: only releases clipped to the domain may
+        assert info.stream_kind == "scalar", "the two resumes drew the same noise"          # (a delayed scalar stream's), by chance
 
 def _bit_generators(obj):
     from wevent_nb.online import _BitGenerators
