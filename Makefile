@@ -24,7 +24,7 @@ help:
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check --upgrade pip
-	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev,dask]'
+	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[dev,dask,anomaly]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (wevent_nb)" >/dev/null
 	@touch $(STAMP)
 

@@ -19,7 +19,9 @@ CELL_MAX, CLASS_MAX, MEDIAN_MAX = 80, 150, 12
 # The public surface: 887 names on main before issue 39, 458 after its first pass, 242 after the rule of CONTRIBUTING.md
 # ("A small public surface": public is what a user starts from or passes; what only the package's other modules, the
 # tests, the benchmarks or the reproduction notebooks use is `#| exporti`). The bound keeps it from growing back.
-PUBLIC_MAX = 242
+# 249 with issue 41's anomaly task: 7 names a user starts from (anomaly.KINDS, inject, inject_stream, LabelledStream,
+# window_scores, detection_auc, anomaly_metrics); the rest of it is exporti.
+PUBLIC_MAX = 249
 
 
 def _cells(path: Path):

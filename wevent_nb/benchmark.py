@@ -8,15 +8,16 @@ Docs: https://wevent-nb.github.io/wevent_nb/benchmark.html.md"""
 __all__ = ['FAMILIES', 'SCALES', 'benchmark_grids', 'run_benchmark', 'rankings']
 
 # %% ../nbs/21_benchmark.ipynb #b0483382
-import math, os, sys, time, warnings
+import dataclasses, math, os, sys, time, warnings
 from dataclasses import dataclass
 from pathlib import Path
 import numpy as np
 import pandas as pd
 from .pbd_pba import PBD, PBA
-from .core import Mechanism, Release, Ledger, HistogramStream, NumericPopulation, ScalarStream, list_mechanisms, info_classification
+from .core import Mechanism, Release, Ledger, HistogramStream, NumericPopulation, ScalarStream, list_mechanisms, info_classification, seed_from_key
 from .validation import check_choice, check_eps, check_w
-from .experiments import Grid, run_grid, ResultStore, CellsFailed, t_factor, make_mechanism
+from .experiments import Grid, run_grid, ResultStore, CellsFailed, t_factor, make_mechanism, default_truth
+from .anomaly import ANOMALY_SUFFIX, inject_stream, anomaly_metrics
 
 # %% ../nbs/21_benchmark.ipynb #4b54e074
 class ZeroBudget(Mechanism):
@@ -199,7 +200,7 @@ def family_grids(family: str, streams: dict, scale: str = "quick", reps: int | N
     if eps is not None or w is not None:
         points = dict(eps=eps or ([cfg["eps0"]] if "eps0" in cfg else cfg["eps"]), w=w or ([cfg["w0"]] if "w0" in cfg else cfg["w"]))
     if cfg.get("product"):
-        return [Grid({k: s}, {**ms, "BucOrder": ("BucOrder", {"m": BUCKET_WIDTH.get(k, 100.0)})},
+        return [Grid({k: s}, {**ms, "BucOrder": ("BucOrder", {"m": BUCKET_WIDTH.get(k.removesuffix(ANOMALY_SUFFIX), 100.0)})},
                      points if eps is not None or w is not None else dict(eps=cfg["eps"], w=cfg["w"]), reps, mets) for k, s in streams.items()]
     if eps is not None or w is not None: return [Grid(streams, ms, points, reps, mets)]
     return [Grid(streams, ms, dict(eps=cfg["eps"], w=[cfg["w0"]]), reps, mets),
@@ -248,10 +249,12 @@ def benchmark_grids(scale: str = "quick", families=FAMILIES, reps: int | None = 
                     streams=None,      # {name: HistogramStream or ScalarStream} of your own, ranked instead of the data sets (see `own_streams`)
                     eps=None,          # eps values replacing the scale's grid (with `w`: their product; see `family_grids`)
                     w=None,            # window lengths replacing the scale's grid
+                    metric="error",    # "error": each family's error (PRIMARY); "anomaly_auc": the anomaly task on the central and event streams (see `anomaly_grids`)
                    ) -> tuple[list, list]:
     "`([(family, Grid), ...], missing data sets)` of the cross-paper benchmark at `scale`, with `mechanisms` beside the shipped methods of their families."
     scale = check_choice(scale, "scale", tuple(SCALES))
     families = [check_choice(f, "family", FAMILIES) for f in families]
+    if (task := check_choice(metric, "metric", ("error", "anomaly_auc"))) == "anomaly_auc": families = anomaly_families(families)
     eps, w, own = *grid_values(eps, w), None
     if streams is not None:
         if datasets is not None: raise SelectionError("streams and datasets are not allowed together: give your streams or names of data sets")
@@ -267,10 +270,11 @@ def benchmark_grids(scale: str = "quick", families=FAMILIES, reps: int | None = 
         extra.setdefault(fam, []).append((label, spec, fixed))
     out, missing, seen = [], [], set()
     for fam in families:
-        fs = own[fam] if own is not None else family_streams(fam, scale, home, missing)
+        fs = own[fam] if own is not None else (anomaly_family_streams if task == "anomaly_auc" else family_streams)(fam, scale, home, missing)
         seen |= set(fs)
         if datasets is not None: fs = {k: s for k, s in fs.items() if k in datasets}
-        if fs: out += [(fam, g) for g in family_grids(fam, fs, scale, reps, extra.get(fam), eps, w)]
+        if fs and task == "anomaly_auc": out += [(fam, g) for g in anomaly_grids(fam, with_anomalies(fs), scale, reps, extra.get(fam), eps, w)]
+        elif fs: out += [(fam, g) for g in family_grids(fam, fs, scale, reps, extra.get(fam), eps, w)]
     if datasets is not None and (unknown := sorted(set(datasets) - seen)):
         absent = [k for k in unknown if k in missing]
         raise SelectionError(f"data set(s) {', '.join(map(repr, unknown))} not among those of {', '.join(families)}: {', '.join(sorted(seen))}"
@@ -318,14 +322,14 @@ def point_means(df: pd.DataFrame, metrics: dict | None = None) -> pd.DataFrame:
     return g
 
 # %% ../nbs/21_benchmark.ipynb #810ed290
-def rankings(df: pd.DataFrame) -> pd.DataFrame:
-    "Per (family, data set): each mechanism's geometric-mean error over the grid points, a 95% CI over seeds, and its mean rank over the points."
-    p = primary(df)
+def rankings(df: pd.DataFrame, metrics: dict | None = None) -> pd.DataFrame:
+    "Per (family, data set): each mechanism's geometric-mean error (`primary`: PRIMARY, or {family: metric} given) over the grid points, a 95% CI over seeds, and its mean rank over the points."
+    p = primary(df, metrics)
     per_rep = (p.assign(lv=np.log(np.maximum(p["value"], FLOOR))).groupby(["family", "dataset", "mechanism", "rep"], sort=False)["lv"].mean()
                .groupby(["family", "dataset", "mechanism"], sort=False).agg(["mean", "std", "count"]).reset_index())
     half = per_rep.apply(lambda r: t_factor(Z95, int(r["count"])) * (0 if np.isnan(r["std"]) else r["std"]) / math.sqrt(r["count"]), axis=1)
     per_rep["error"], per_rep["ci_low"], per_rep["ci_high"] = np.exp(per_rep["mean"]), np.exp(per_rep["mean"] - half), np.exp(per_rep["mean"] + half)
-    pm = point_means(df)
+    pm = point_means(df, metrics)
     pm["rank"] = pm.groupby(["family", "dataset", "eps", "w"])["mean"].rank(method="average")
     mr = pm.groupby(["family", "dataset", "mechanism"], sort=False)["rank"].mean().rename("mean_rank").reset_index()
     out = per_rep.merge(mr, on=["family", "dataset", "mechanism"])
@@ -392,10 +396,10 @@ def project_wall(grids, secs: pd.DataFrame, workers=(1, 2, 4, 8), efficiency: fl
     return pd.DataFrame([dict(workers=k, cells=len(cells), projected_s=serial / (k * (efficiency if k > 1 else 1.0))) for k in workers])
 
 # %% ../nbs/21_benchmark.ipynb #f3937f5c
-def plot_family(df: pd.DataFrame, family: str, x: str = "eps", ncols: int = 4, width: float = 7.8, legend_cols: int = 5):
-    "The family's primary error against eps (at its w0) or w (at its eps0), one panel per data set, the zero-budget release dashed."
+def plot_family(df: pd.DataFrame, family: str, x: str = "eps", ncols: int = 4, width: float = 7.8, legend_cols: int = 5, metrics: dict | None = None):
+    "The family's primary error (or {family: metric} given) against eps (at its w0) or w (at its eps0), one panel per data set, the zero-budget release dashed."
     import matplotlib.pyplot as plt
-    pm = point_means(df[df["family"] == family])
+    pm, err = point_means(df[df["family"] == family], metrics), {**PRIMARY, **(metrics or {})}[family]
     other = "w" if x == "eps" else "eps"
     fixed = pm.groupby(other)[x].nunique().idxmax()               # the sweep along x: the value of the other parameter it holds most often
     pm = pm[pm[other] == fixed]
@@ -412,9 +416,9 @@ def plot_family(df: pd.DataFrame, family: str, x: str = "eps", ncols: int = 4, w
                        marker=None if zero else "o", ms=2.5, label=mech)
         a.set_yscale("log"); a.set_title(ds, fontsize=8); a.tick_params(labelsize=7); a.grid(alpha=0.3)
     h = fig.get_figheight()
-    fig.suptitle(f"{family}: {PRIMARY[family]} against {x} ({other} = {fixed:g}; bars: standard errors over seeds)", y=1 - 0.05 / h, va="top", fontsize=9)
+    fig.suptitle(f"{family}: {err} against {x} ({other} = {fixed:g}; bars: standard errors over seeds)", y=1 - 0.05 / h, va="top", fontsize=9)
     fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="upper center", bbox_to_anchor=(0.5, 1 - 0.3 / h), ncol=legend_cols, fontsize=7, frameon=False)
-    fig.supxlabel(x, fontsize=9); fig.supylabel(PRIMARY[family], fontsize=9)
+    fig.supxlabel(x, fontsize=9); fig.supylabel(err, fontsize=9)
     fig.tight_layout(rect=(0, 0, 1, 1 - head / h))
     return fig
 
@@ -498,12 +502,13 @@ def periodic_stand_in(T: int, period: int, amplitude: float, lo: float | None = 
 class OwnRanking:
     "The ranking of streams of your own (`rank_own`): `ranks` is `rankings`' table with the settings where releasing nothing wins; printed, with TUNING_CAVEAT."
     ranks: pd.DataFrame
+    metrics: dict | None = None    # {family: metric} ranked instead of PRIMARY's
     def __str__(self) -> str:
         out = []
         for (fam, ds), t in self.ranks.groupby(["family", "dataset"], sort=False):
             n = int(t["points"].max())
-            out.append(f"{ds} ({fam}): place by geometric-mean {PRIMARY[fam]} over {n} setting(s) of eps and w, {int(t['seeds'].max())} seeds each; "
-                       f"'nothing wins': the settings where the zero-budget release ({ZERO[fam]}) has the lower mean error (surely: beyond the 95% interval)")
+            out.append(f"{ds} ({fam}): place by geometric-mean {({**PRIMARY, **(self.metrics or {})})[fam]} over {n} setting(s) of eps and w, {int(t['seeds'].max())} seeds each; "
+                       f"'nothing wins': the settings where the zero-budget release ({ZERO[fam]}) scores better (surely: beyond the 95% interval)")
             t = t.assign(error=t["error"].map("{:.4g}".format), ci95=[f"[{a:.4g}, {b:.4g}]" for a, b in zip(t["ci_low"], t["ci_high"])],
                          mean_rank=t["mean_rank"].map("{:.2f}".format),
                          nothing_wins=["(releases nothing)" if np.isnan(k) else f"{k:.0f} of {p:.0f} ({q:.0f} surely)"
@@ -513,13 +518,13 @@ class OwnRanking:
     __repr__ = __str__
 
 # %% ../nbs/21_benchmark.ipynb #109b16dd
-def rank_own(df: pd.DataFrame) -> OwnRanking:
-    "Each stream's ranking (`rankings`) with the settings where its family's zero-budget release wins (`beaten_by_nothing`), printed with TUNING_CAVEAT."
+def rank_own(df: pd.DataFrame, metrics: dict | None = None) -> OwnRanking:
+    "Each stream's ranking (`rankings`, by PRIMARY or {family: metric} given) with the settings where its family's zero-budget release wins (`beaten_by_nothing`), printed with TUNING_CAVEAT."
     parts = []
     for _, sub in df.groupby(["family", "dataset"], sort=False):
-        nothing = beaten_by_nothing(sub)[["mechanism", "points", "worse", "surely_worse"]]
-        parts.append(rankings(sub).merge(nothing, on="mechanism", how="left"))
-    return OwnRanking(pd.concat(parts, ignore_index=True))
+        nothing = beaten_by_nothing(sub, metrics)[["mechanism", "points", "worse", "surely_worse"]]
+        parts.append(rankings(sub, metrics).merge(nothing, on="mechanism", how="left"))
+    return OwnRanking(pd.concat(parts, ignore_index=True), metrics)
 
 # %% ../nbs/21_benchmark.ipynb #0d3a2f84
 REPORT_TOP = 3        # methods on the first screen per stream: the answer, the rest is in the whole table below it
@@ -530,11 +535,10 @@ REPORT_STYLE = ("body{font:15px/1.45 system-ui,sans-serif;max-width:62em;margin:
                 ".caveat{background:#fff4d6;padding:.6em 1em;border-left:4px solid #d9a400}img{max-width:100%}")
 
 # %% ../nbs/21_benchmark.ipynb #509af345
-def _own_answer(t: pd.DataFrame, fam: str, ds: str, top: int) -> str:
-    "One stream's answer (HTML) from its `rank_own` rows `t`: its `top` methods with their intervals and the settings where releasing nothing wins, then the zero-budget release's error and place."
+def _own_answer(t: pd.DataFrame, fam: str, ds: str, top: int, err: str) -> str:
+    "One stream's answer (HTML) from its `rank_own` rows `t` ranked by `err`: its `top` methods with their intervals and the settings where releasing nothing wins, then the zero-budget release's error and place."
     from html import escape
     z, best = t[t["mechanism"] == ZERO[fam]].iloc[0], t[t["mechanism"] != ZERO[fam]].head(top)
-    err = PRIMARY[fam]
     items = "".join(f"<li>place {r.place}: <b>{escape(r.mechanism)}</b>, {err} {r.error:.4g} (95% interval {r.ci_low:.4g} to {r.ci_high:.4g}); "
                     f"releasing nothing wins in {r.worse:.0f} of {r.points:.0f} settings ({r.surely_worse:.0f} surely)</li>\n" for r in best.itertuples())
     return (f"<h2>{escape(ds)} ({fam})</h2>\n<p>Place by geometric-mean {err} over {int(t['points'].max())} setting(s) of eps and w, "
@@ -543,12 +547,12 @@ def _own_answer(t: pd.DataFrame, fam: str, ds: str, top: int) -> str:
             f"{z.ci_high:.4g}), place {z.place} of {len(t)}: {z.error / best['error'].iloc[0]:.3g} times the error of {escape(best['mechanism'].iloc[0])}.</p>\n")
 
 # %% ../nbs/21_benchmark.ipynb #83141fcf
-def _own_figures(df: pd.DataFrame, out: Path) -> list:
+def _own_figures(df: pd.DataFrame, out: Path, metrics: dict | None = None) -> list:
     "Each family's error against eps (`plot_family`, one panel a stream; at one eps the zero-budget release a dash) written as out/error_<family>.png beside its place and renamed over it; their names."
     import matplotlib.pyplot as plt
     names = []
     for fam in dict.fromkeys(df["family"]):
-        fig = plot_family(df, fam, "eps", ncols=min(2, df.loc[df["family"] == fam, "dataset"].nunique()))
+        fig = plot_family(df, fam, "eps", ncols=min(2, df.loc[df["family"] == fam, "dataset"].nunique()), metrics=metrics)
         if df.loc[df["family"] == fam, "eps"].nunique() == 1:     # one eps: the zero-budget line is one point, drawn as a wide dash
             for c in (c for a in fig.axes for c in a.containers if c.get_label() == ZERO[fam]): c.lines[0].set(marker="_", ms=18)
         name = f"error_{fam}.png"
@@ -557,13 +561,13 @@ def _own_figures(df: pd.DataFrame, out: Path) -> list:
     return names
 
 # %% ../nbs/21_benchmark.ipynb #e5c8954f
-def own_report(df: pd.DataFrame, out_dir, top: int = REPORT_TOP) -> Path:
-    "Write the curator's report of the results `df` of your streams (as `rank_own` takes them) to out_dir/index.html, the folder created and a page there replaced whole: first the answer (each stream's `top` methods with their intervals beside releasing nothing, the figure of error against eps, TUNING_CAVEAT), then the whole table; its path."
+def own_report(df: pd.DataFrame, out_dir, top: int = REPORT_TOP, metrics: dict | None = None) -> Path:
+    "Write the curator's report of the results `df` of your streams (as `rank_own` takes them, ranked by PRIMARY or {family: metric} given) to out_dir/index.html, the folder created and a page there replaced whole: first the answer (each stream's `top` methods with their intervals beside releasing nothing, the figure of error against eps, TUNING_CAVEAT), then the whole table; its path."
     from html import escape
     out = Path(out_dir); out.mkdir(parents=True, exist_ok=True)
-    ranks = rank_own(df).ranks
-    answer = "".join(_own_answer(t, fam, ds, top) for (fam, ds), t in ranks.groupby(["family", "dataset"], sort=False))
-    figs = "".join(f'<p><img src="{n}" alt="error against eps, one line a method, the zero-budget release dashed"></p>\n' for n in _own_figures(df, out))
+    ranks, errs = rank_own(df, metrics).ranks, {**PRIMARY, **(metrics or {})}
+    answer = "".join(_own_answer(t, fam, ds, top, errs[fam]) for (fam, ds), t in ranks.groupby(["family", "dataset"], sort=False))
+    figs = "".join(f'<p><img src="{n}" alt="error against eps, one line a method, the zero-budget release dashed"></p>\n' for n in _own_figures(df, out, metrics))
     named = ranks.rename(columns={"points": "settings", "worse": "nothing wins", "surely_worse": "nothing wins surely"})
     table = named.to_html(index=False, float_format="{:.4g}".format, na_rep="", border=0)      # to_html escapes the names
     page = ("<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'><title>Which mechanism for my stream?</title>"
@@ -571,3 +575,85 @@ def own_report(df: pd.DataFrame, out_dir, top: int = REPORT_TOP) -> Path:
             f"<p class='caveat'>{escape(TUNING_CAVEAT)}</p>\n<h2 id='{REPORT_TABLE_ID}'>The whole table</h2>\n{table}\n</body></html>\n")
     (out / ".index.html.tmp").write_text(page, encoding="utf-8"); os.replace(out / ".index.html.tmp", out / "index.html")
     return out / "index.html"
+
+# %% ../nbs/21_benchmark.ipynb #9427ccba
+ANOMALY_FAMILIES = ("central", "event")   # one series a timestamp for a univariate detector: a histogram's total, a scalar stream's values
+ANOMALY_PRIMARY = {f: "ANOMALY_LOSS" for f in ANOMALY_FAMILIES}   # what --metric anomaly_auc ranks by: 1 - the detectors' mean AUC-ROC
+ANOMALY_MIN_T = 500   # five anomalies and their gaps take ~200 timestamps: from 500 on, the 81 anomalous ones stay a rare class (<= 16%)
+
+# %% ../nbs/21_benchmark.ipynb #a427bced
+def anomaly_families(families) -> list:
+    "The families of the anomaly task among `families`: all four given (the default) means both of ANOMALY_FAMILIES; a local family named is a SelectionError."
+    if set(families) == set(FAMILIES): return list(ANOMALY_FAMILIES)
+    if (no := [f for f in families if f not in ANOMALY_FAMILIES]):
+        raise SelectionError(f"the anomaly task scores the central and event families (one series a timestamp); {', '.join(no)} has none: leave it out")
+    return list(families)
+
+# %% ../nbs/21_benchmark.ipynb #bb304be0
+PERIODIC_SCALAR = "periodic-scalar-p80"   # the event family's periodic stream: the generator's period 80, values 0 .. 80 in the domain [0, 100]
+ANOMALY_SCALES = {"quick": dict(length=1000, central=["unemployment", "bench-p80-a100"], event=["delay-outpatient", PERIODIC_SCALAR]),
+                  "paper": dict(length=2000, central=None, event=None)}   # None: every data set of the family, then its periodic streams
+
+# %% ../nbs/21_benchmark.ipynb #c114016a
+def _anomaly_base(key: str, length: int, home=None):
+    "The stream `key` (a data set, a benchmark periodic stream or PERIODIC_SCALAR) cut to `length`; None when its file is absent."
+    from wevent_nb import data
+    if key == PERIODIC_SCALAR: return periodic_stand_in(length, 80, 80.0, lo=0.0, hi=100.0, rng=seed_from_key("anomaly", key), name=key)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            s = data.benchmark_periodic(key, rng=seed_from_key("benchmark-periodic", key)) if key in data.BENCHMARK_PERIODIC else data.load(key, data_home=home)
+    except FileNotFoundError: return None
+    return HistogramStream(_cut(s.counts, length), name=key) if s.kind == "histogram" else ScalarStream(_cut(s.values, length), s.lo, s.hi, key)
+
+# %% ../nbs/21_benchmark.ipynb #729511c4
+def anomaly_family_streams(family: str, scale: str = "quick", home=None, missing: list | None = None) -> dict:
+    "The family's streams of the anomaly task at `scale` (ANOMALY_SCALES), cut to its length, by name; a file absent or a stream shorter than ANOMALY_MIN_T is skipped and named in `missing`."
+    from wevent_nb import data
+    cfg = ANOMALY_SCALES[check_choice(scale, "scale", tuple(SCALES))]
+    names = cfg[family] or ([*data.list_datasets(home).query("kind == 'histogram'")["name"], *(f"bench-p80-a{a}" for a in data.BENCHMARK_AMPLITUDES)]
+                            if family == "central" else [*data.PAPER_DATASETS["Delay"], PERIODIC_SCALAR])
+    out = {}
+    for key in names:
+        s = _anomaly_base(key, cfg["length"], home)
+        if s is not None and s.T >= ANOMALY_MIN_T: out[key] = s
+        elif missing is not None: missing.append(key if s is None else f"{key} ({s.T} timestamps, fewer than {ANOMALY_MIN_T})")
+    return out
+
+# %% ../nbs/21_benchmark.ipynb #a2187640
+def with_anomalies(streams: dict) -> dict:
+    "`{name + ' +anomalies': LabelledStream}` of `streams` {name: HistogramStream or ScalarStream}, each with the anomalies of `anomaly.inject_stream` seeded by its name; a stream shorter than ANOMALY_MIN_T is a SelectionError."
+    out = {}
+    for name, s in streams.items():
+        if s.T < ANOMALY_MIN_T:
+            raise SelectionError(f"stream {name!r} has {s.T} timestamps: the anomaly task needs at least {ANOMALY_MIN_T} (five anomalies and their gaps take about 200)")
+        out[name + ANOMALY_SUFFIX] = inject_stream(s, rng=seed_from_key("anomaly", name), name=name + ANOMALY_SUFFIX)
+    return out
+
+# %% ../nbs/21_benchmark.ipynb #69b3b7dc
+def anomaly_grids(family: str, labelled: dict, scale: str = "quick", reps: int | None = None, extra=None, eps=None, w=None) -> list[Grid]:
+    "The family's grids (`family_grids`, with `extra`, `eps`, `w` as there) on each stream of `labelled` {name: LabelledStream}, one stream a grid, scored by METRICS[family] and the `anomaly_metrics` of its labels."
+    return [dataclasses.replace(g, metrics=[*METRICS[family], *anomaly_metrics(ls.labels)])
+            for name, ls in labelled.items() for g in family_grids(family, {name: ls.stream}, scale, reps, extra, eps, w)]
+
+# %% ../nbs/21_benchmark.ipynb #ddfafda0
+def anomaly_reference(grids) -> pd.DataFrame:
+    "The anomaly metrics of the detectors on each labelled stream's truth in `grids` ([(family, Grid)] of `anomaly_grids`): family, dataset, metric, value."
+    rows, seen = [], set()
+    for fam, g in grids:
+        for name, s in g.streams.items():
+            if (fam, name) in seen: continue
+            seen.add((fam, name)); truth = default_truth(s)
+            rows += [dict(family=fam, dataset=name, metric=m[0], value=float(m[1](truth, truth))) for m in g.metrics if not isinstance(m, str)]
+    return pd.DataFrame(rows, columns=["family", "dataset", "metric", "value"])
+
+# %% ../nbs/21_benchmark.ipynb #0916e391
+def rank_agreement(df: pd.DataFrame, a: dict | None = None, b: dict | None = None) -> pd.DataFrame:
+    "Per (family, data set): Spearman's correlation of the methods' places by the metrics `a` (default: MAE) and `b` (default: ANOMALY_PRIMARY), and the best method by each."
+    from scipy.stats import spearmanr
+    ra, rb = rankings(df, a or {f: "MAE" for f in ANOMALY_FAMILIES}), rankings(df, b or ANOMALY_PRIMARY)
+    m = ra.merge(rb, on=["family", "dataset", "mechanism"], suffixes=("_a", "_b"))
+    rows = [dict(family=fam, dataset=ds, methods=len(t), spearman=float(spearmanr(t["place_a"], t["place_b"]).statistic),
+                 best_a=t.loc[t["place_a"].idxmin(), "mechanism"], best_b=t.loc[t["place_b"].idxmin(), "mechanism"])
+            for (fam, ds), t in m.groupby(["family", "dataset"], sort=False)]
+    return pd.DataFrame(rows)

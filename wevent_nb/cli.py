@@ -676,7 +676,7 @@ def _bench(args, store, streams=None) -> int:
         families = [check_choice(f, "--family", B.FAMILIES) for f in args.family or default]
     except ValueError as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 2           # a bad --family or --mechanism
     try: grids, missing = B.benchmark_grids(args.scale, families, args.reps, args.data_home, mechanisms=extra, datasets=args.dataset,
-                                                 streams=streams, eps=args.eps, w=args.w)
+                                                 streams=streams, eps=args.eps, w=args.w, metric=args.metric)
     except B.SelectionError as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 2     # a mechanism's parameter refused, an unknown --dataset
     except (OSError, ValueError) as e: print(f"wevent-nb bench: {e}", file=sys.stderr); return 1    # a data set file unread
     if missing: print(f"data sets not found, skipped: {', '.join(missing)}")
@@ -694,11 +694,13 @@ def _bench(args, store, streams=None) -> int:
         if client: client.close()
     n = df.attrs["computed"]
     print(f"{n:,} cells computed in {wall:.1f} s ({n / wall if wall else 0:.1f} cells/s); {df.attrs['cells'] - n:,} read from the store")
-    ranks = B.rankings(df)
-    if streams is not None: print(B.rank_own(df))        # your streams: every method, the settings where nothing wins, the caveat
+    mets = B.ANOMALY_PRIMARY if args.metric == "anomaly_auc" else None    # ranked by 1 - the detectors' AUC-ROC, or each family's error
+    ranks = B.rankings(df, mets)
+    if streams is not None: print(B.rank_own(df, mets))        # your streams: every method, the settings where nothing wins, the caveat
     else:
         best = ranks[ranks["place"] <= 3].groupby(["family", "dataset"], sort=False)["mechanism"].agg(" > ".join).reset_index(name="best three")
-        print(best.to_string(index=False)); print(B.beaten_by_nothing(df).to_string(index=False))
+        print(best.to_string(index=False)); print(B.beaten_by_nothing(df, mets).to_string(index=False))
+    if mets: _print_anomaly(grids, df)
     n_ranked = ranks.groupby(["family", "dataset"])["mechanism"].transform("size")
     for r in ranks.assign(of=n_ranked)[ranks["mechanism"].isin([label for label, _, _ in extra])].itertuples():   # the --mechanism ones
         print(f"{r.mechanism} on {r.family}/{r.dataset}: place {r.place} of {r.of}, error {r.error:.4g} (95% CI {r.ci_low:.4g} to {r.ci_high:.4g})")
@@ -707,11 +709,21 @@ def _bench(args, store, streams=None) -> int:
         except OSError as e: print(f"wevent-nb bench: --csv {args.csv}: {e.strerror or e} (the results are in the store {store.path})", file=sys.stderr); return 1
     if args.report:
         import matplotlib; matplotlib.use("Agg")      # the report's figure goes to a file: no display needed
-        try: print(f"report: {B.own_report(df, args.report)}")
+        try: print(f"report: {B.own_report(df, args.report, metrics=mets)}")
         except OSError as e: print(f"wevent-nb bench: --report {args.report}: {e.strerror or e} (the results are in the store {store.path})", file=sys.stderr); return 1
     if len(failed): print(f"{len(failed)} cell(s) raised (a re-run retries them):\n{failed.to_string(index=False)}", file=sys.stderr); return 1
     if not df["ledger_ok"].all(): print("some ledger checks failed", file=sys.stderr); return 1
     return 0
+
+# %% ../nbs/30_cli.ipynb #a9c1e4b2
+def _print_anomaly(grids, df) -> None:
+    "Print the anomaly task's reference (the detectors on each true stream) and how its places agree with MAE's (`benchmark.rank_agreement`)."
+    from wevent_nb import benchmark as B
+    ref = B.anomaly_reference(grids).pivot(index="dataset", columns="metric", values="value")
+    print("the detectors on the true streams, the reference (a constant release scores AUC-ROC 0.5):")
+    print(ref[[c for c in ref.columns if c.startswith("AUC")]].round(3).to_string())
+    for r in B.rank_agreement(df).itertuples():
+        print(f"{r.dataset}: places by MAE and by detection, Spearman {r.spearman:.2f} over {r.methods} methods; best by MAE {r.best_a}, by detection {r.best_b}")
 
 # %% ../nbs/30_cli.ipynb #4161d359
 def _cmd_check(args) -> int:
@@ -806,6 +818,9 @@ def _bench_parser(sub) -> None:
     s.add_argument("--length", type=at_least(1), default=None, help="the stand-in's timestamps (default: the --input's, else 1000)")
     s.add_argument("--report", default=None, metavar="DIR", help="with --input: also write the curator's report DIR/index.html (the answer first: "
                    "the top methods beside releasing nothing, error against eps, the tuning caveat; then the whole table), DIR created")
+    s.add_argument("--metric", choices=["error", "anomaly_auc"], default="error", help="rank by each family's error (default), or by anomaly "
+                   "detection on the release (anomaly_auc: anomalies injected into the central and event streams, PyOD's kNN and LOF on the release, "
+                   "ranked by 1 - their mean AUC-ROC; needs the anomaly extra)")
     s.set_defaults(fn=_cmd_bench)
 
 # %% ../nbs/30_cli.ipynb #4345a098

@@ -223,6 +223,17 @@ def roc_auc(scores, labels) -> float:
     fpr, tpr, _ = roc_curve(scores, labels)
     return auc(fpr, tpr)
 
+# %% ../nbs/03_metrics.ipynb #ap5a1d02
+def average_precision(scores, labels) -> float:
+    "Area under the precision-recall curve as average precision, sum over distinct scores of (R_n - R_(n-1)) P_n (scikit-learn's `average_precision_score`); ties move together."
+    s = check_array(scores, "scores", ndim=1, dtype=float)
+    y = _labels(labels, s.size)
+    order = np.argsort(-s, kind="stable")
+    s, y = s[order], y[order]
+    last = np.r_[np.flatnonzero(np.diff(s)), s.size - 1]   # last index of each group of tied scores
+    tp = np.cumsum(y)[last]
+    return float(np.sum(np.diff(np.r_[0, tp]) / tp[-1] * tp / (last + 1)))
+
 # %% ../nbs/03_metrics.ipynb #465dc303
 def mean_category_index(hist) -> np.ndarray:
     "LDP-IDS event series on real data (Sec. 7.4, read as the mean category index): c_mean[t] = Σ_k k · c_t[k] over k = 1..d for a T x d frequency stream."
