@@ -116,6 +116,7 @@ DETECTORS = ("kNN", "LOF")
 # %% ../nbs/03a_anomaly.ipynb #8d8b3460
 WINDOW = 20                              # sliding window width: the longest injected anomaly (ANOMALY_LENGTH); TimeEval's 100 is sized for longer series
 NEIGHBOURS = {"kNN": 10, "LOF": 20}      # kNN: the Java benchmark's n_neighbors (execute-anomaly-detection.py); LOF: PyOD's and TimeEval's default
+DETECTOR_THREADS = 1                     # a grid runs one cell a process: scikit-learn's OpenMP threads would compete with the other processes (2x slower measured, 2 cores)
 
 # %% ../nbs/03a_anomaly.ipynb #e6e35ca1
 def _model(detector: str):
@@ -144,7 +145,8 @@ def window_scores(series, detector: str = "kNN", window: int = WINDOW) -> np.nda
         raise ValueError(f"a series of {x.size} timestamps is too short for {detector}: it needs more windows of {window} than its {NEIGHBOURS[detector]} neighbours, at least {window + NEIGHBOURS[detector] + 1} timestamps")
     if np.ptp(x) == 0: return np.zeros(x.size)        # every window alike: nothing stands out
     m = _model(detector)
-    m.fit(np.lib.stride_tricks.sliding_window_view(x, window))
+    from threadpoolctl import threadpool_limits                 # scikit-learn's own dependency, installed with PyOD
+    with threadpool_limits(DETECTOR_THREADS): m.fit(np.lib.stride_tricks.sliding_window_view(x, window))
     s = np.asarray(m.decision_scores_, float)
     return _reverse_windows(np.where(np.isfinite(s), s, np.nanmax(np.where(np.isfinite(s), s, np.nan))), x.size, window)
 

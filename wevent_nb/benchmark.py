@@ -16,7 +16,7 @@ import pandas as pd
 from .pbd_pba import PBD, PBA
 from .core import Mechanism, Release, Ledger, HistogramStream, NumericPopulation, ScalarStream, list_mechanisms, info_classification, seed_from_key
 from .validation import check_choice, check_eps, check_w
-from .experiments import Grid, run_grid, ResultStore, CellsFailed, t_factor, make_mechanism, default_truth
+from .experiments import Grid, run_grid, ResultStore, CellsFailed, t_factor, make_mechanism, default_truth, _own_executor
 from .anomaly import ANOMALY_SUFFIX, inject_stream, anomaly_metrics
 
 # %% ../nbs/21_benchmark.ipynb #4b54e074
@@ -288,17 +288,21 @@ def n_cells(grids) -> int:
 
 # %% ../nbs/21_benchmark.ipynb #78f1a613
 def run_benchmark(grids, store=None, executor=None, progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
-    "Run every grid into `store` (a second run computes only the missing cells): the tidy frame with a `family` column, and the failed cells."
+    "Run every grid into `store` (a second run computes only the missing cells): the tidy frame with a `family` column, and the failed cells; `executor` a number of processes: one pool serves every grid, its workers started once."
     opened = isinstance(store, (str, os.PathLike))
     st = ResultStore(store) if opened else store
     frames, failed = [], []
+    one_pool = isinstance(executor, int) and not isinstance(executor, bool) and executor > 1 and len(grids) > 1
+    pool, client = _own_executor(executor, n_cells(grids)) if one_pool else (None, None)
     try:
         for fam, g in grids:
-            try: df = run_grid(g, store=st, executor=executor, progress=progress, on_ledger_fail="record")
+            try: df = run_grid(g, store=st, executor=pool or executor, progress=progress, on_ledger_fail="record")
             except CellsFailed as e: df = e.frame; failed.append(e.failures.assign(family=fam))
             frames.append(df.assign(family=fam))
     finally:
         if opened: st.close()
+        if pool is not None: pool.shutdown()
+        if client is not None: client.close()
     df = pd.concat(frames, ignore_index=True).drop_duplicates(["family", "dataset", "mechanism", "eps", "w", "rep", "metric"]).reset_index(drop=True)
     df.attrs.update(computed=sum(f.attrs.get("computed", 0) for f in frames), cells=n_cells(grids))
     return df, (pd.concat(failed, ignore_index=True) if failed else pd.DataFrame(columns=["family", "cell", "error"]))
