@@ -8,15 +8,11 @@ detects as well, and how the places by detection agree with the places by MAE (S
 Run: WEVENT_NB_DATA=... .venv/bin/python tools/anomaly_table.py [--store PATH] [--workers N] [--out PATH]."""
 import argparse, datetime, time
 from pathlib import Path
-import pandas as pd
+from functools import partial
 from wevent_nb import benchmark as B
+from benchmark_table import md as md_table      # tools/ is the script's folder, first on sys.path
 
-def md(df, floats="{:.3f}") -> str:
-    "A DataFrame as a Markdown table (floats to 3 decimals, shares as percentages)."
-    cols = list(df.columns)
-    fmt = lambda c, v: f"{v:.0%}" if c == "share_worse" else (floats.format(v) if isinstance(v, float) else str(v))
-    return "\n".join(["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)] +
-                     ["| " + " | ".join(fmt(c, r[c]) for c in cols) + " |" for _, r in df.iterrows()])
+md = partial(md_table, floats="{:.3f}")
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])

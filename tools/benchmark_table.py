@@ -7,10 +7,10 @@ import argparse, datetime, time
 from pathlib import Path
 from wevent_nb import benchmark as B
 
-def md(df) -> str:
-    "A DataFrame as a Markdown table (shares as percentages)."
+def md(df, floats: str | None = None) -> str:
+    "A DataFrame as a Markdown table (shares as percentages, other floats by the format `floats` if given)."
     cols = list(df.columns)
-    fmt = lambda c, v: f"{v:.0%}" if c == "share_worse" else str(v)
+    fmt = lambda c, v: f"{v:.0%}" if c == "share_worse" else (floats.format(v) if floats and isinstance(v, float) else str(v))
     return "\n".join(["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)] +
                      ["| " + " | ".join(fmt(c, r[c]) for c in cols) + " |" for _, r in df.iterrows()])
 

@@ -198,15 +198,21 @@ def _labels(labels, n):
     if y.all() or not y.any(): raise ValueError(f"labels must contain both classes to define a ROC curve, got {int(y.sum())} positive(s) of {n}")
     return y
 
-# %% ../nbs/03_metrics.ipynb #6c44c398
-def roc_curve(scores, labels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    "ROC curve (fpr, tpr, thresholds): one point per distinct score, predicting positive when score >= threshold; ties move together."
+# %% ../nbs/03_metrics.ipynb #t1ed0c01
+def _tied(scores, labels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    "The scores sorted from the highest, grouped by ties: the sorted scores, each group's last index and the positives up to it (the curves' points)."
     s = check_array(scores, "scores", ndim=1, dtype=float)
     y = _labels(labels, s.size)
     order = np.argsort(-s, kind="stable")
     s, y = s[order], y[order]
     last = np.r_[np.flatnonzero(np.diff(s)), s.size - 1]  # last index of each group of tied scores
-    tp = np.cumsum(y)[last]; fp = last + 1 - tp
+    return s, last, np.cumsum(y)[last]
+
+# %% ../nbs/03_metrics.ipynb #6c44c398
+def roc_curve(scores, labels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    "ROC curve (fpr, tpr, thresholds): one point per distinct score, predicting positive when score >= threshold; ties move together."
+    s, last, tp = _tied(scores, labels)
+    fp = last + 1 - tp
     return np.r_[0.0, fp / fp[-1]], np.r_[0.0, tp / tp[-1]], np.r_[np.inf, s[last]]
 
 # %% ../nbs/03_metrics.ipynb #b8670d1a
@@ -226,12 +232,7 @@ def roc_auc(scores, labels) -> float:
 # %% ../nbs/03_metrics.ipynb #ap5a1d02
 def average_precision(scores, labels) -> float:
     "Area under the precision-recall curve as average precision, sum over distinct scores of (R_n - R_(n-1)) P_n (scikit-learn's `average_precision_score`); ties move together."
-    s = check_array(scores, "scores", ndim=1, dtype=float)
-    y = _labels(labels, s.size)
-    order = np.argsort(-s, kind="stable")
-    s, y = s[order], y[order]
-    last = np.r_[np.flatnonzero(np.diff(s)), s.size - 1]   # last index of each group of tied scores
-    tp = np.cumsum(y)[last]
+    _, last, tp = _tied(scores, labels)
     return float(np.sum(np.diff(np.r_[0, tp]) / tp[-1] * tp / (last + 1)))
 
 # %% ../nbs/03_metrics.ipynb #465dc303
