@@ -432,7 +432,7 @@ def test_reproduce_quiet_with_time_estimate(tmp_path, capfd):
     out, err = capfd.readouterr()
     assert "without encryption" not in err and "Kernel is running over TCP" not in err, err
     first = out.splitlines()[0]
-    assert first == "2 notebook(s) at the quick scale: about 4 min (the quick-run figures of 2026-11-27)", first    # 141 s + 97 s measured
+    assert first == "2 notebook(s) at the quick scale: about 2 min (the quick-run figures of 2026-12-02)", first    # 67 s + 48 s measured
     assert main(argv) == 0
     first = capfd.readouterr().out.splitlines()[0]
     assert re.fullmatch(rf"2 notebook\(s\) at the quick scale: about 1 min \(2 from their last run in {re.escape(str(tmp_path / 'o'))}\)", first), first

@@ -440,10 +440,10 @@ body{{font-family:system-ui,sans-serif;margin:2em}} table{{border-collapse:colla
     return p
 
 # %% ../nbs/30_cli.ipynb #705cf87d
-# Each notebook's quick-scale report time, measured with `make reports` on main at c582aca in a fresh clone on the 2-core
+# Each notebook's quick-scale report time, measured with `make reports` on main at f911a19 in a fresh clone on the 2-core
 # machine: used until a run in the output folder records its own. A notebook not listed gets no estimate, not a guess.
-QUICK_REPORT_SECONDS = {"10_ldp_ids_repro": 141, "11_spas_repro": 97, "12_capp_repro": 88, "13_pbd_pba_repro": 76, "14_delay_repro": 65, "21_benchmark": 165}
-QUICK_REPORT_MEASURED = "2026-11-27"
+QUICK_REPORT_SECONDS = {"10_ldp_ids_repro": 67, "11_spas_repro": 48, "12_capp_repro": 24, "13_pbd_pba_repro": 23, "14_delay_repro": 17, "21_benchmark": 111}
+QUICK_REPORT_MEASURED = "2026-12-02"
 
 def last_run_seconds(ipynb, scale: str) -> float | None:
     "papermill's recorded duration of an earlier successful run at `scale` (an executed notebook in a report folder), else None."
