@@ -334,7 +334,7 @@ def _live(key: str) -> MechanismInfo | None:
     "The registered entry of `key`; a notebook's redefinition only while that notebook runs (a later notebook in the same process, whose `__main__` no longer holds the class, gets the package's class)."
     info = _REGISTRY.get(key)
     if info is not None and info.cls.__module__ == "__main__" and key in _PACKAGE:
-        if getattr(sys.modules["__main__"], info.cls.__qualname__, None) is not info.cls: return _PACKAGE[key]
+        if vars(sys.modules["__main__"]).get(info.cls.__qualname__) is not info.cls: return _PACKAGE[key]   # vars: never a module __getattr__ a notebook defined
     return info
 
 # %% ../nbs/00_core.ipynb #e2b2d0e5
